@@ -1,0 +1,8 @@
+/** @setpoint/api: the object model shared by every Setpoint package. */
+export * from './meta/index.js';
+export * from './names.js';
+export * from './selectors/index.js';
+export * from './quantity.js';
+export type { Schema } from './schema.js';
+export * from './util/index.js';
+export { silentLogger, type Logger } from './log.js';

@@ -1,0 +1,33 @@
+/**
+ * The `setpoint` command: wires Setpoint's packages into processes.
+ * Every command is in commands/; this file only registers them.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerUp } from './commands/up.js';
+import { VERSION } from './version.js';
+
+/** Builds the command tree (exported for tests and shell completion). */
+export function buildProgram(): Command {
+  const program = new Command('setpoint')
+    .description('A declarative control plane that speaks the Kubernetes API.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerUp(program);
+  return program;
+}
+
+/** Runs the CLI with `argv` (process.argv shape). Exits non-zero with a one-line message on failure. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    console.error(`setpoint: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  }
+}

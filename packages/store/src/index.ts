@@ -1,0 +1,6 @@
+/** @setpoint/store: the versioned key-value store and its backends. */
+export * from './store.js';
+export { compareKeys } from './validate.js';
+export { MemoryStore } from './memory/memory.js';
+export { SqliteStore, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite/sqlite.js';
+export { Compactor, type CompactorOptions, type CompactorStatus } from './compactor.js';

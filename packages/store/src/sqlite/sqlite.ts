@@ -1,0 +1,429 @@
+/**
+ * SqliteStore: the Store on an embedded SQLite database (better-sqlite3), the default backend.
+ *
+ * Expected flow: `SqliteStore.open({ path })` opens (or creates) the database in WAL mode with
+ * synchronous=FULL and takes an exclusive lock on it, so one process owns it. Writes are queued and
+ * committed together at the end of the current turn of the event loop: all writes that arrived in
+ * that turn share one transaction and one fsync (group commit). A write's promise settles only after
+ * its transaction committed, so an acknowledged write survives kill -9 and power loss.
+ *
+ * Guarantees: revisions are the log's row ids, assigned in commit order and never reused (SQLite's
+ * AUTOINCREMENT keeps the high-water mark even when compaction removes the newest rows). Watches are
+ * fed from the commit path in the same synchronous step, so they see every change exactly once.
+ * Compaction runs in small transactions, records how far it got, and resumes after a restart.
+ *
+ * Assumptions: only this process writes the database (the exclusive lock enforces it).
+ */
+import Database from 'better-sqlite3';
+import {
+  StoreError,
+  type CompactResult,
+  type CountResult,
+  type DeleteResult,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type StoreOptions,
+  type WatchEvent,
+  type WatchOptions,
+} from '../store.js';
+import { checkKey, checkPrefix, checkRevision, checkValue, compareKeys, prefixEnd, resolveLimits, type StoreLimits } from '../validate.js';
+import { WatchChannel, type WatchSource } from '../watch-channel.js';
+import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
+
+export interface SqliteStoreOptions extends StoreOptions {
+  /** The database file; created when missing. */
+  readonly path: string;
+  /**
+   * fsync each commit (synchronous=FULL). Default true; false trades durability against power loss
+   * for speed (a process crash still loses nothing).
+   */
+  readonly durable?: boolean;
+  /** Log revisions removed per compaction transaction. Default 2,000. */
+  readonly compactionBatch?: number;
+  /**
+   * Most writes committed in one transaction. Default 2,048; 1 commits every write on its own
+   * (no group commit), which only benchmarks want.
+   */
+  readonly maxBatch?: number;
+}
+
+/** Counters that show what the store did (for metrics and tests). */
+export interface SqliteStoreStats {
+  commits: number;
+  writes: number;
+  compactedRows: number;
+  vacuumedPages: number;
+}
+
+type Pending =
+  | { kind: 'create'; key: string; value: string; resolve: (kv: KeyValue) => void; reject: (e: unknown) => void }
+  | { kind: 'update'; key: string; value: string; expected: number; resolve: (kv: KeyValue) => void; reject: (e: unknown) => void }
+  | { kind: 'delete'; key: string; expected: number | undefined; resolve: (r: DeleteResult) => void; reject: (e: unknown) => void };
+
+const MAX_BATCH = 2048;
+
+export class SqliteStore implements Store {
+  readonly backend = 'sqlite';
+  readonly stats: SqliteStoreStats = { commits: 0, writes: 0, compactedRows: 0, vacuumedPages: 0 };
+  private readonly limits: StoreLimits;
+  private readonly db: Database.Database;
+  private readonly stmt: Statements;
+  private readonly compactionBatch: number;
+  private readonly maxBatch: number;
+  private revision: number;
+  private compacted: number;
+  private compactedThrough: number;
+  private closed = false;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private compaction: Promise<CompactResult> | undefined;
+  private readonly channels = new Set<{ prefix: string; end: string | undefined; channel: WatchChannel }>();
+  private readonly applyBatch: (ops: Pending[]) => Array<{ event: WatchEvent } | { error: StoreError }>;
+
+  private constructor(options: SqliteStoreOptions) {
+    this.limits = resolveLimits(options);
+    this.compactionBatch = options.compactionBatch ?? 2000;
+    this.maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH);
+    try {
+      this.db = new Database(options.path);
+    } catch (err) {
+      throw new StoreError('Unavailable', `cannot open the database ${options.path}: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      this.db.pragma('locking_mode = EXCLUSIVE');
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma('journal_size_limit = 67108864');
+      this.db.pragma('cache_size = -65536');
+      createSchema(this.db);
+    } catch (err) {
+      this.db.close();
+      const message = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'it is in use by another process' : (err as Error).message;
+      throw new StoreError('Unavailable', `cannot open the database ${options.path}: ${message}`, { cause: err });
+    }
+    this.stmt = prepareStatements(this.db);
+    this.revision = this.stmt.sequence.get()?.seq ?? 0;
+    this.compacted = this.stmt.getMeta.get('compact_revision')?.value ?? 0;
+    this.compactedThrough = this.stmt.getMeta.get('compacted_through')?.value ?? 0;
+    this.applyBatch = this.db.transaction((ops: Pending[]) => ops.map((op) => this.apply(op)));
+  }
+
+  /** Opens (creating if needed) the database at `options.path`. Resumes an unfinished compaction. */
+  static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
+    const store = new SqliteStore(options);
+    if (store.compactedThrough < store.compacted) {
+      store.compaction = store.runCompaction(store.compacted).finally(() => (store.compaction = undefined));
+    }
+    return store;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.checkOpen();
+    return this.revision;
+  }
+
+  async compactRevision(): Promise<number> {
+    this.checkOpen();
+    return this.compacted;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.checkOpen();
+    checkKey(this.limits, key);
+    const row = this.stmt.get.get(key);
+    return row === undefined ? undefined : toKeyValue(row);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.checkOpen();
+    checkPrefix(this.limits, prefix);
+    const revision = this.readRevision(options.revision);
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
+    const end = prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}';
+    const after = options.after !== undefined && compareKeys(options.after, prefix) >= 0 ? options.after : undefined;
+    const fetch = limit < 0 ? -1 : limit + 1;
+    let rows: CurrentRow[];
+    if (revision === this.revision) {
+      rows = after === undefined ? this.stmt.listFrom.all(prefix, end, fetch) : this.stmt.listAfter.all(after, end, fetch);
+    } else {
+      rows = after === undefined ? this.stmt.listPastFrom.all(prefix, end, revision, fetch) : this.stmt.listPastAfter.all(after, end, revision, fetch);
+    }
+    const more = limit >= 0 && rows.length > limit;
+    if (more) rows.length = limit;
+    return { items: rows.map(toKeyValue), revision, more };
+  }
+
+  async count(prefix: string): Promise<CountResult> {
+    this.checkOpen();
+    checkPrefix(this.limits, prefix);
+    const row = this.stmt.count.get(prefix, prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}');
+    return { count: row?.n ?? 0, revision: this.revision };
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return new Promise((resolve, reject) => {
+      this.checkOpen();
+      checkKey(this.limits, key);
+      checkValue(this.limits, key, value);
+      this.enqueue({ kind: 'create', key, value, resolve, reject });
+    });
+  }
+
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return new Promise((resolve, reject) => {
+      this.checkOpen();
+      checkKey(this.limits, key);
+      checkValue(this.limits, key, value);
+      checkRevision('expectedModRevision', expectedModRevision);
+      this.enqueue({ kind: 'update', key, value, expected: expectedModRevision, resolve, reject });
+    });
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
+    return new Promise((resolve, reject) => {
+      this.checkOpen();
+      checkKey(this.limits, key);
+      if (expectedModRevision !== undefined) checkRevision('expectedModRevision', expectedModRevision);
+      this.enqueue({ kind: 'delete', key, expected: expectedModRevision, resolve, reject });
+    });
+  }
+
+  watch(prefix: string, fromRevision: number, options: WatchOptions = {}): AsyncIterableIterator<WatchEvent> {
+    this.checkOpen();
+    checkPrefix(this.limits, prefix);
+    checkRevision('fromRevision', fromRevision);
+    const end = prefixEnd(prefix);
+    const source: WatchSource = {
+      history: (after, limit) => this.history(prefix, end, after, limit),
+      subscribe: (channel) => {
+        const entry = { prefix, end, channel };
+        this.channels.add(entry);
+        return () => this.channels.delete(entry);
+      },
+      currentRevision: () => this.revision,
+    };
+    return new WatchChannel(source, fromRevision, options);
+  }
+
+  compact(revision: number): Promise<CompactResult> {
+    try {
+      this.checkOpen();
+      checkRevision('revision', revision);
+      if (revision > this.revision) {
+        throw new StoreError('FutureRevision', `cannot compact at revision ${revision}: the current revision is ${this.revision}`, {
+          currentRevision: this.revision,
+        });
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const run = async (): Promise<CompactResult> => {
+      // One compaction at a time: a second caller waits for the first, then continues from there.
+      while (this.compaction !== undefined) await this.compaction.catch(() => undefined);
+      if (revision <= this.compacted && this.compactedThrough >= this.compacted) return { compactRevision: this.compacted, removed: 0 };
+      const target = Math.max(revision, this.compacted);
+      const promise = this.runCompaction(target);
+      this.compaction = promise;
+      try {
+        return await promise;
+      } finally {
+        this.compaction = undefined;
+      }
+    };
+    return run();
+  }
+
+  /** Writes a consistent copy of the database to `destination` while the store keeps serving. */
+  async backup(destination: string): Promise<void> {
+    this.checkOpen();
+    await this.db.backup(destination);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.queue.length > 0) this.flush();
+    this.closed = true;
+    for (const { channel } of [...this.channels]) channel.fail(new StoreError('Closed', 'the store was closed'));
+    this.channels.clear();
+    await this.compaction?.catch(() => undefined);
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      this.db.close();
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreError('Closed', 'the store is closed');
+  }
+
+  private readRevision(requested: number | undefined): number {
+    if (requested === undefined || requested === 0) return this.revision;
+    checkRevision('revision', requested);
+    if (requested > this.revision) {
+      throw new StoreError('FutureRevision', `revision ${requested} is in the future: the current revision is ${this.revision}`, {
+        currentRevision: this.revision,
+      });
+    }
+    if (requested < this.compacted) {
+      throw new StoreError('Compacted', `revision ${requested} has been compacted (compact revision ${this.compacted})`, {
+        compactRevision: this.compacted,
+        currentRevision: this.revision,
+      });
+    }
+    return requested;
+  }
+
+  private enqueue(op: Pending): void {
+    this.queue.push(op);
+    if (this.queue.length >= this.maxBatch) {
+      this.flush();
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Commits every queued write in one transaction, then tells watchers and writers. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const ops = this.queue;
+    if (ops.length === 0) return;
+    this.queue = [];
+    const before = this.revision;
+    let results: Array<{ event: WatchEvent } | { error: StoreError }>;
+    try {
+      results = this.applyBatch(ops);
+    } catch (err) {
+      this.revision = before;
+      const error = new StoreError('Unavailable', `the write could not be committed: ${(err as Error).message}`, { cause: err });
+      for (const op of ops) op.reject(error);
+      return;
+    }
+    this.stats.commits++;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      const result = results[i]!;
+      if ('error' in result) {
+        op.reject(result.error);
+        continue;
+      }
+      const event = result.event;
+      this.stats.writes++;
+      this.publish(op.key, event);
+      if (event.type === 'delete') (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev! });
+      else if (event.type !== 'progress') (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
+    }
+  }
+
+  /** Applies one write inside the batch transaction. Precondition failures are returned, not thrown. */
+  private apply(op: Pending): { event: WatchEvent } | { error: StoreError } {
+    const row = this.stmt.get.get(op.key);
+    const prev = row === undefined ? undefined : toKeyValue(row);
+    const key = op.key;
+    if (op.kind === 'create') {
+      if (prev !== undefined) return { error: new StoreError('AlreadyExists', `key ${JSON.stringify(key)} already exists`, { key, current: prev }) };
+      const revision = this.revision + 1;
+      this.stmt.insert.run(revision, key, RowType.Create, revision, 0, op.value);
+      this.stmt.putKv.run(key, revision);
+      this.revision = revision;
+      return { event: { type: 'create', revision, kv: { key, value: op.value, createRevision: revision, modRevision: revision } } };
+    }
+    if (prev === undefined) return { error: new StoreError('NotFound', `key ${JSON.stringify(key)} not found`, { key }) };
+    if (op.expected !== undefined && prev.modRevision !== op.expected) {
+      return { error: new StoreError('Conflict', `key ${JSON.stringify(key)} is at revision ${prev.modRevision}, not ${op.expected}`, { key, current: prev }) };
+    }
+    const revision = this.revision + 1;
+    if (op.kind === 'update') {
+      this.stmt.insert.run(revision, key, RowType.Update, prev.createRevision, prev.modRevision, op.value);
+      this.stmt.putKv.run(key, revision);
+      this.revision = revision;
+      return { event: { type: 'update', revision, kv: { key, value: op.value, createRevision: prev.createRevision, modRevision: revision }, prev } };
+    }
+    this.stmt.insert.run(revision, key, RowType.Delete, prev.createRevision, prev.modRevision, null);
+    this.stmt.deleteKv.run(key);
+    this.revision = revision;
+    return { event: { type: 'delete', revision, key, prev } };
+  }
+
+  private publish(key: string, event: WatchEvent): void {
+    for (const { prefix, channel } of this.channels) {
+      if (key.startsWith(prefix)) channel.push(event);
+    }
+  }
+
+  private history(prefix: string, end: string | undefined, after: number, limit: number): { events: WatchEvent[]; caughtUp: boolean } {
+    if (this.closed) throw new StoreError('Closed', 'the store was closed');
+    if (after < this.compacted) {
+      throw new StoreError('Compacted', `revision ${after} has been compacted (compact revision ${this.compacted})`, {
+        compactRevision: this.compacted,
+        currentRevision: this.revision,
+      });
+    }
+    const rows = this.stmt.history.all(after, prefix, end ?? '\u{10FFFF}\u{10FFFF}', limit);
+    return { events: rows.map(toEvent), caughtUp: rows.length < limit };
+  }
+
+  /** Removes history up to `target` in batches, recording progress so a restart resumes it. */
+  private async runCompaction(target: number): Promise<CompactResult> {
+    if (target > this.compacted) {
+      this.compacted = target;
+      this.stmt.setMeta.run(target, 'compact_revision');
+    }
+    let removed = 0;
+    const step = this.db.transaction((lo: number, hi: number) => {
+      const n = this.stmt.compactSuperseded.run(lo, hi).changes + this.stmt.compactTombstones.run(lo, hi).changes;
+      this.stmt.setMeta.run(hi, 'compacted_through');
+      return n;
+    });
+    while (this.compactedThrough < target) {
+      if (this.closed) break;
+      const lo = this.compactedThrough;
+      const hi = Math.min(target, lo + this.compactionBatch);
+      const n = step(lo, hi);
+      this.compactedThrough = hi;
+      removed += n;
+      this.stats.compactedRows += n;
+      // Let queued writes and reads run between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (!this.closed) this.reclaimSpace();
+    return { compactRevision: this.compacted, removed };
+  }
+
+  /** Returns free pages to the file system once they are a large part of the file. */
+  private reclaimSpace(): void {
+    const free = this.db.pragma('freelist_count', { simple: true }) as number;
+    const total = this.db.pragma('page_count', { simple: true }) as number;
+    if (free > 256 && free * 4 > total) {
+      this.db.pragma(`incremental_vacuum(${free})`);
+      this.stats.vacuumedPages += free;
+    }
+  }
+}
+
+function toKeyValue(row: CurrentRow): KeyValue {
+  return { key: row.key, value: row.value, createRevision: row.create_revision, modRevision: row.revision };
+}
+
+function toEvent(row: EventRow): WatchEvent {
+  const prev: KeyValue | undefined =
+    row.prev_revision > 0 && row.p_value !== null
+      ? { key: row.key, value: row.p_value, createRevision: row.p_create ?? row.create_revision, modRevision: row.prev_revision }
+      : undefined;
+  switch (row.type) {
+    case RowType.Create:
+      return { type: 'create', revision: row.revision, kv: { key: row.key, value: row.value ?? '', createRevision: row.revision, modRevision: row.revision } };
+    case RowType.Update:
+      return {
+        type: 'update',
+        revision: row.revision,
+        kv: { key: row.key, value: row.value ?? '', createRevision: row.create_revision, modRevision: row.revision },
+        prev,
+      };
+    default:
+      return { type: 'delete', revision: row.revision, key: row.key, prev };
+  }
+}

@@ -1,0 +1,102 @@
+// ESLint rule: the direction of imports between Setpoint's packages (docs/architecture.md).
+// - a relative import must stay inside its own package;
+// - a package may import only the workspace packages listed for it below;
+// - a workspace package is imported only through the entry points its package.json exports.
+import { dirname, resolve, sep } from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '../..');
+
+/** Which workspace packages each package may import ("*" = any). Subpaths listed as "pkg/sub". */
+export const allowedImports = {
+  api: [],
+  store: ['api'],
+  apiserver: ['api', 'store'],
+  client: ['api'],
+  'client:testing': ['api', 'store', 'apiserver'],
+  controllers: ['api', 'client'],
+  agent: ['api', 'client'],
+  dashboard: [],
+  setpoint: ['*'],
+  bench: ['*'],
+  examples: ['api', 'client'],
+};
+
+const exportsCache = new Map();
+function exportedSubpaths(pkg) {
+  if (!exportsCache.has(pkg)) {
+    const file = resolve(root, 'packages', pkg, 'package.json');
+    let subs = ['.'];
+    if (existsSync(file)) {
+      const json = JSON.parse(readFileSync(file, 'utf8'));
+      if (json.exports && typeof json.exports === 'object') subs = Object.keys(json.exports);
+    }
+    exportsCache.set(pkg, subs);
+  }
+  return exportsCache.get(pkg);
+}
+
+/** The area a file belongs to: a package name, "client:testing", "bench", "examples", or null. */
+function areaOf(file) {
+  const rel = file.slice(root.length + 1).split(sep);
+  if (rel[0] === 'packages' && rel[1]) {
+    if (rel[1] === 'client' && rel.includes('testing')) return 'client:testing';
+    return rel[1];
+  }
+  if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];
+  return null;
+}
+
+function packageRootOf(file) {
+  const rel = file.slice(root.length + 1).split(sep);
+  if (rel[0] === 'packages' && rel[1]) return resolve(root, 'packages', rel[1]);
+  if (rel[0] === 'examples' && rel[1]) return resolve(root, 'examples', rel[1]);
+  return resolve(root, rel[0] ?? '');
+}
+
+export default {
+  meta: {
+    type: 'problem',
+    docs: { description: 'enforce the direction of imports between Setpoint packages' },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    if (!file.startsWith(root + sep)) return {};
+    const area = areaOf(file);
+    if (area === null) return {};
+    const allowed = allowedImports[area] ?? [];
+    const check = (node, source) => {
+      if (typeof source !== 'string') return;
+      if (source.startsWith('.')) {
+        const target = resolve(dirname(file), source);
+        const own = packageRootOf(file);
+        if (!(target === own || target.startsWith(own + sep))) {
+          context.report({ node, message: `relative import "${source}" leaves its package; import the package by name` });
+        }
+        return;
+      }
+      const m = /^@setpoint\/([^/]+)(?:\/(.+))?$/.exec(source);
+      if (!m) return;
+      const [, pkg, sub] = m;
+      const ownPkg = area.split(':')[0];
+      if (pkg === ownPkg) {
+        context.report({ node, message: `a package imports its own files relatively, not as "${source}"` });
+        return;
+      }
+      if (!allowed.includes('*') && !allowed.includes(pkg)) {
+        context.report({ node, message: `${area} may not import @setpoint/${pkg} (see docs/architecture.md)` });
+        return;
+      }
+      if (sub !== undefined && !exportedSubpaths(pkg).includes(`./${sub}`)) {
+        context.report({ node, message: `deep import "${source}": use the entry points of @setpoint/${pkg}` });
+      }
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+    };
+  },
+};
