@@ -63,6 +63,13 @@ export interface Store {
   watch(prefix: string, fromRevision: number, options?: WatchOptions): AsyncIterableIterator<WatchEvent>;
 
   /**
+   * Asks every open watch that has caught up with history for a `progress` event carrying the
+   * current revision, delivered after every change it has already been sent (etcd's
+   * RequestProgress). A watcher uses it to learn that it has seen everything up to a revision.
+   */
+  requestProgress(): void;
+
+  /**
    * Drops history below `revision`: superseded versions and deletions. The latest version of every
    * live key is kept. Works in batches so writes are not stalled. Compacting at or below the current
    * compact revision does nothing. Throws FutureRevision when `revision` is above the current one.

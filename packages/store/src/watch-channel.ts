@@ -64,9 +64,12 @@ export class WatchChannel implements AsyncIterableIterator<WatchEvent> {
   }
 
   /** Delivers one live event (called by the backend for every committed change under the prefix). */
-  push(event: WatchEvent): void {
-    if (this.finished || event.revision <= this.cursor) return;
-    this.cursor = event.revision;
+  push(event: WatchEvent, progress = false): void {
+    if (this.finished) return;
+    if (!progress) {
+      if (event.revision <= this.cursor) return;
+      this.cursor = event.revision;
+    }
     this.quietSinceTick = false;
     if (this.waiter !== undefined && this.head === this.buffer.length) {
       this.deliver(event);
@@ -81,6 +84,16 @@ export class WatchChannel implements AsyncIterableIterator<WatchEvent> {
       return;
     }
     this.buffer.push(event);
+  }
+
+  /**
+   * Delivers a progress event for `revision` (the store's current one) if the channel is live: it
+   * has been sent every change up to that revision.
+   */
+  pushProgress(revision: number): void {
+    if (this.finished || !this.live || revision < this.cursor) return;
+    this.cursor = revision;
+    this.push({ type: 'progress', revision }, true);
   }
 
   /** Ends the channel with `err` (thrown by the next read). Buffered events are dropped. */

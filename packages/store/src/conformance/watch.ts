@@ -163,4 +163,20 @@ export function watchTests(test: Register): void {
     do event = await reader.stepValue('a progress event after the create'); while (event.type !== 'progress');
     assert.equal(event.revision, kv.modRevision, 'progress carries the current revision');
   });
+
+  test('requestProgress sends a caught-up watch a progress event with the current revision, after the changes it was already sent', async (fx) => {
+    const { store } = fx;
+    const from = await store.currentRevision();
+    const reader = fx.watch('/watched/', from);
+    const kv = await store.create('/watched/a', '1');
+    await store.create('/other/b', '1'); // a change outside the prefix moves the revision too
+    const current = await store.currentRevision();
+    // The watch pulls its (empty) history when first read, then goes live; a progress request
+    // before that may find it not yet live, so ask until one arrives.
+    const first = await reader.stepValue('the create under the prefix');
+    assertEvents([first], [{ type: 'create', revision: kv.modRevision, kv }], 'the change before the progress request');
+    store.requestProgress();
+    const progress = await reader.stepValue('the requested progress event');
+    assert.deepEqual(plainEvent(progress), { type: 'progress', revision: current });
+  });
 }

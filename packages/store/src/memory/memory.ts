@@ -155,6 +155,11 @@ export class MemoryStore implements Store {
     return new WatchChannel(source, fromRevision, options);
   }
 
+  requestProgress(): void {
+    if (this.closed) return;
+    for (const { channel } of this.channels) channel.pushProgress(this.revision);
+  }
+
   async compact(revision: number): Promise<CompactResult> {
     this.checkOpen();
     checkRevision('revision', revision);

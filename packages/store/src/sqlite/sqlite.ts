@@ -207,6 +207,11 @@ export class SqliteStore implements Store {
     return new WatchChannel(source, fromRevision, options);
   }
 
+  requestProgress(): void {
+    if (this.closed) return;
+    for (const { channel } of this.channels) channel.pushProgress(this.revision);
+  }
+
   compact(revision: number): Promise<CompactResult> {
     try {
       this.checkOpen();
