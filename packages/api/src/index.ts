@@ -3,6 +3,8 @@ export * from './meta/index.js';
 export * from './names.js';
 export * from './selectors/index.js';
 export * from './quantity.js';
+export * from './patch/index.js';
+export * from './kinds/index.js';
 export type { Schema } from './schema.js';
 export * from './util/index.js';
 export { silentLogger, type Logger } from './log.js';
