@@ -3,6 +3,7 @@
  * Every command is in commands/; this file only registers them.
  */
 import { Command, CommanderError } from 'commander';
+import { registerServer } from './commands/server.js';
 import { registerUp } from './commands/up.js';
 import { VERSION } from './version.js';
 
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerUp(program);
+  registerServer(program);
   return program;
 }
 

@@ -1,0 +1,7 @@
+/** The built-in kinds Setpoint serves. */
+import { coordinationResources } from './kinds/coordination.js';
+import { coreResources } from './kinds/core.js';
+import { workloadResources } from './kinds/workloads.js';
+import type { ResourceDef } from './types.js';
+
+export const builtinResources: readonly ResourceDef[] = [...coreResources, ...workloadResources, ...coordinationResources];

@@ -1,0 +1,205 @@
+/**
+ * The resource API: reads a request (RequestInfo, query, body), calls the kind's storage, and
+ * answers as kube-apiserver answers — codes, bodies, Warning headers.
+ */
+import { ApiError, type DeleteOptions, type KubeObject } from '@setpoint/api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeBody } from '../http/body.js';
+import type { ResourceRequestInfo } from '../http/requestinfo.js';
+import { parseBool } from '../http/requestinfo.js';
+import { negotiate, send, warningHeader, type Encoding } from '../http/respond.js';
+import type { ResourceDef } from '../registry/types.js';
+import { deleteObject } from '../storage/delete.js';
+import { patchObject, patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
+import { parseResourceVersion, type FieldValidation, type ResourceStorage, type WriteOptions } from '../storage/rest.js';
+import { bindPod, scaleOf, updateScale } from '../storage/subresources.js';
+import { parseFilter } from '../watchcache/filter.js';
+import { streamWatch } from './watch.js';
+
+type Query = Record<string, string | string[] | undefined>;
+
+export interface ResourceContext {
+  readonly storage: ResourceStorage;
+  readonly stopping: AbortSignal;
+  readonly onWatchLine?: () => void;
+  readonly onWatchStart?: () => () => void;
+}
+
+/** The first value of a query parameter. */
+function q(query: Query, name: string): string | undefined {
+  const v = query[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function writeOptions(query: Query, warnings: string[]): WriteOptions {
+  const dryRun = query.dryRun;
+  const values = dryRun === undefined ? [] : Array.isArray(dryRun) ? dryRun : [dryRun];
+  for (const v of values) if (v !== 'All') throw ApiError.badRequest(`Invalid dryRun value: ${JSON.stringify(v)}: supported values: "All"`);
+  const fv = q(query, 'fieldValidation');
+  let fieldValidation: FieldValidation | undefined;
+  if (fv !== undefined && fv !== '') {
+    const normal = fv.charAt(0).toUpperCase() + fv.slice(1).toLowerCase();
+    if (normal !== 'Strict' && normal !== 'Warn' && normal !== 'Ignore') {
+      throw ApiError.badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Strict", "Warn"`);
+    }
+    fieldValidation = normal;
+  }
+  return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}) };
+}
+
+function positiveInt(query: Query, name: string): number | undefined {
+  const v = q(query, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw ApiError.badRequest(`invalid ${name} value: ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+function deleteOptions(body: unknown, query: Query): DeleteOptions {
+  const options: DeleteOptions = body !== undefined && typeof body === 'object' && body !== null ? { ...(body as DeleteOptions) } : {};
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw ApiError.badRequest('DeleteOptions must be a JSON object');
+  const grace = positiveInt(query, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  const policy = q(query, 'propagationPolicy');
+  if (policy !== undefined) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const orphan = q(query, 'orphanDependents');
+  if (orphan !== undefined) options.orphanDependents = parseBool(orphan);
+  return options;
+}
+
+/** Answers one resource request. */
+export async function handleResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, ctx: ResourceContext): Promise<unknown> {
+  const { storage } = ctx;
+  const def = storage.def;
+  const query = req.query as Query;
+  const encoding: Encoding = info.verb === 'watch' ? 'json' : negotiate(req.headers.accept);
+  const warnings: string[] = [];
+  const finish = (code: number, body: unknown) => {
+    if (warnings.length > 0) reply.header('Warning', warningHeader(warnings));
+    return send(reply, code, body, encoding);
+  };
+  if (!def.namespaced && info.namespace !== '') throw notFoundPath();
+  if (def.namespaced && info.name !== '' && info.namespace === '') throw notFoundPath();
+  const sub = info.subresource;
+  checkSubresource(def, info);
+
+  switch (info.verb) {
+    case 'get': {
+      const obj = await storage.get(info.namespace, info.name);
+      return finish(200, sub === 'scale' ? scaleOf(obj, def.subresources!.scale!) : obj);
+    }
+    case 'list': {
+      const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));
+      const rv = q(query, 'resourceVersion');
+      const rvMatch = q(query, 'resourceVersionMatch');
+      const limit = positiveInt(query, 'limit');
+      const cont = q(query, 'continue');
+      const list = await storage.list(info.namespace, {
+        filter,
+        ...(rv !== undefined ? { resourceVersion: rv } : {}),
+        ...(rvMatch !== undefined ? { resourceVersionMatch: rvMatch } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(cont !== undefined ? { continue: cont } : {}),
+      });
+      return finish(200, list);
+    }
+    case 'watch': {
+      let fieldSelector = q(query, 'fieldSelector');
+      if (info.name !== '') fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
+      const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), fieldSelector);
+      const rv = q(query, 'resourceVersion');
+      const timeoutSeconds = positiveInt(query, 'timeoutSeconds');
+      const queue = await storage.cache.watch({
+        resourceVersion: rv === undefined || rv === '' ? undefined : parseResourceVersion(rv),
+        filter,
+        sendInitialEvents: parseBool(q(query, 'sendInitialEvents')),
+        bookmarks: parseBool(q(query, 'allowWatchBookmarks')),
+      });
+      const done = ctx.onWatchStart?.();
+      try {
+        await streamWatch(req, reply, queue, {
+          stopping: ctx.stopping,
+          ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}),
+          ...(ctx.onWatchLine ? { onLine: ctx.onWatchLine } : {}),
+        });
+      } finally {
+        done?.();
+      }
+      return reply;
+    }
+    case 'create': {
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const options = writeOptions(query, warnings);
+      if (sub === 'binding') return finish(201, await bindPod(storage, info.namespace, info.name, body, options));
+      if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
+      if (body === undefined) throw ApiError.badRequest('the request body is empty');
+      return finish(201, await storage.create(info.namespace, body as KubeObject, options));
+    }
+    case 'update': {
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      if (body === undefined) throw ApiError.badRequest('the request body is empty');
+      const options = writeOptions(query, warnings);
+      if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { body }, options));
+      const subresource = sub || undefined;
+      return finish(200, await storage.update(info.namespace, info.name, body as KubeObject, { ...options, ...(subresource ? { subresource } : {}) }));
+    }
+    case 'patch': {
+      const type = patchTypeOf(req.headers['content-type']);
+      if (type === undefined) throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
+      const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      if (patch === undefined) throw ApiError.badRequest('the request body is empty');
+      const options = writeOptions(query, warnings);
+      if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { patchType: type, patch }, options));
+      return finish(200, await patchObject(storage, info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
+    }
+    case 'delete': {
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const options = writeOptions(query, warnings);
+      const outcome = await deleteObject(storage, info.namespace, info.name, deleteOptions(body, query), options.dryRun);
+      if (!outcome.removed || def.deletion === 'graceful') return finish(200, outcome.object);
+      return finish(200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: info.name, group: def.group, kind: def.resource, uid: outcome.object.metadata.uid },
+      });
+    }
+    case 'deletecollection': {
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const options = writeOptions(query, warnings);
+      const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));
+      const list = await storage.list(info.namespace, { filter });
+      const opts = deleteOptions(body, query);
+      const deleted: KubeObject[] = [];
+      for (const item of list.items) {
+        try {
+          const outcome = await deleteObject(storage, item.metadata.namespace ?? '', item.metadata.name!, opts, options.dryRun);
+          deleted.push(outcome.object);
+        } catch (err) {
+          if (err instanceof ApiError && err.reason === 'NotFound') continue;
+          throw err;
+        }
+      }
+      return finish(200, storage.listOf(deleted, list.metadata.resourceVersion ?? ''));
+    }
+  }
+}
+
+/** Refuses subresources the kind does not serve, and verbs a subresource does not take. */
+function checkSubresource(def: ResourceDef, info: ResourceRequestInfo): void {
+  const sub = info.subresource;
+  if (sub === '') return;
+  const allowed: Record<string, readonly string[]> = {};
+  if (def.subresources?.status) allowed.status = ['get', 'update', 'patch'];
+  if (def.subresources?.scale) allowed.scale = ['get', 'update', 'patch'];
+  if (def.subresources?.binding) allowed.binding = ['create'];
+  if (def.group === '' && def.resource === 'namespaces') allowed.finalize = ['update'];
+  const verbs = allowed[sub];
+  if (verbs === undefined) throw notFoundPath();
+  if (!verbs.includes(info.verb)) throw ApiError.methodNotAllowed(info.verb, { group: def.group, resource: `${def.resource}/${sub}` });
+}
+
+/** Kubernetes' answer for a path that names nothing it serves. */
+export function notFoundPath(): ApiError {
+  return new ApiError('NotFound', 'the server could not find the requested resource', { details: {} });
+}

@@ -1,0 +1,79 @@
+/**
+ * Streams a watch: HTTP 200, Content-Type application/json, chunked, one `{"type","object"}` per
+ * line, each written as soon as it is known. The stream ends when timeoutSeconds pass (default:
+ * 30 to 60 minutes, as kube-apiserver randomises it), when the client goes away, when the server
+ * stops, or after an ERROR line (a 410 Expired or a watcher that fell too far behind).
+ */
+import { ApiError } from '@setpoint/api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventQueue } from '../watchcache/queue.js';
+import type { WatchLine } from '../watchcache/cache.js';
+import { toApiError } from '../http/respond.js';
+
+export interface StreamOptions {
+  /** Ends the stream after this many seconds (undefined: the long default). */
+  readonly timeoutSeconds?: number;
+  /** Ends the stream when the server stops. */
+  readonly stopping: AbortSignal;
+  /** Called per line sent (for metrics). */
+  readonly onLine?: () => void;
+}
+
+/** Default watch timeout: kube-apiserver's minRequestTimeout of 1800 s, randomised up to twice that. */
+export function defaultWatchTimeoutSeconds(): number {
+  return 1800 + Math.floor(Math.random() * 1800);
+}
+
+/** Writes `queue` to the response until it ends. Resolves when the stream has closed. */
+export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queue: EventQueue<WatchLine>, options: StreamOptions): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  const end = () => queue.end();
+  req.raw.socket.setTimeout(0);
+  req.raw.on('close', end);
+  res.on('close', end);
+  options.stopping.addEventListener('abort', end, { once: true });
+  const timeout = setTimeout(end, (options.timeoutSeconds ?? defaultWatchTimeoutSeconds()) * 1000);
+  try {
+    for (;;) {
+      let result: IteratorResult<WatchLine>;
+      try {
+        result = await queue.next();
+      } catch (err) {
+        if (!res.destroyed) writeLine(res, JSON.stringify({ type: 'ERROR', object: errorStatus(err) }));
+        break;
+      }
+      if (result.done) break;
+      if (res.destroyed) break;
+      options.onLine?.();
+      if (!writeLine(res, result.value.toJSON())) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    }
+  } finally {
+    clearTimeout(timeout);
+    options.stopping.removeEventListener('abort', end);
+    req.raw.off('close', end);
+    queue.end();
+    if (!res.destroyed) res.end();
+  }
+}
+
+function writeLine(res: FastifyReply['raw'], text: string): boolean {
+  return res.write(`${text}\n`);
+}
+
+function errorStatus(err: unknown): object {
+  const apiError = err instanceof ApiError ? err : toApiError(err);
+  return apiError.toStatus();
+}

@@ -1,0 +1,302 @@
+/**
+ * ApiServer: the Kubernetes REST API over a Store, on fastify.
+ *
+ * Expected flow: `ApiServer.start(options)` opens one watch cache per served kind, creates the
+ * namespaces every cluster has (default, kube-system, kube-public, kube-node-lease), and listens.
+ * /readyz answers 200 once the caches are primed. `stop()` stops taking requests, ends open
+ * watches cleanly, and stops the caches; it does not close the store (its owner does).
+ *
+ * Guarantees: every error is a Status with Content-Type application/json; requests without valid
+ * credentials get 401 (except /livez, /readyz, /healthz and /version, and /metrics from loopback).
+ */
+import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type KubeObject, type Logger } from '@setpoint/api';
+import { Compactor, type Store } from '@setpoint/store';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Authenticator, UserInfo } from './auth/index.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
+import { MAX_BODY_BYTES } from './http/body.js';
+import { ApiMetrics } from './http/metrics.js';
+import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
+import { send, sendError } from './http/respond.js';
+import { OpenApiDocuments } from './openapi/openapi.js';
+import { builtinResources } from './registry/builtin.js';
+import { Registry } from './registry/registry.js';
+import type { ResourceDef } from './registry/types.js';
+import { handleResource, notFoundPath } from './routes/resources.js';
+import { objectKey } from './storage/codec.js';
+import { ResourceStorage } from './storage/rest.js';
+import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
+
+/** The Kubernetes version Setpoint's API corresponds to (what /version reports). */
+export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0' };
+
+export interface ApiServerOptions {
+  readonly store: Store;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 6443; 0 picks a free port. */
+  readonly port?: number;
+  /** Serve HTTPS with this certificate; without it, plain HTTP (tests, --insecure-http). */
+  readonly tls?: { readonly cert: string; readonly key: string };
+  /** Who may call the API. Without one, every request is served as an anonymous admin (tests only). */
+  readonly authenticator?: Authenticator;
+  /** The kinds served. Default: the built-in kinds. */
+  readonly resources?: readonly ResourceDef[];
+  /** Store compaction; false disables it. Default: every 5 minutes, keeping 1,000 revisions. */
+  readonly compaction?: { readonly intervalMs?: number; readonly retainRevisions?: number } | false;
+  readonly watchCache?: WatchCacheOptions;
+  /** The version the server reports as its own build (gitVersion stays Kubernetes-shaped). */
+  readonly setpointVersion?: string;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const OPEN_PATHS = new Set(['/livez', '/readyz', '/healthz', '/version']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    setpointInfo?: RequestInfo;
+    setpointUser?: UserInfo;
+  }
+}
+
+export class ApiServer {
+  readonly registry: Registry;
+  readonly metrics = new ApiMetrics();
+  private readonly app: FastifyInstance;
+  private readonly storages = new Map<ResourceDef, ResourceStorage>();
+  private readonly openapi: OpenApiDocuments;
+  private readonly stopping = new AbortController();
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private compactor: Compactor | undefined;
+  private ready = false;
+  private address = '';
+
+  private constructor(private readonly options: ApiServerOptions) {
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
+    this.registry = new Registry(options.resources ?? builtinResources);
+    this.openapi = new OpenApiDocuments(this.registry);
+    setMaxListeners(0, this.stopping.signal); // one listener per open watch
+    this.app = Fastify({
+      ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+      bodyLimit: MAX_BODY_BYTES,
+      logger: false,
+      forceCloseConnections: true,
+      return503OnClosing: true,
+      routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    }) as unknown as FastifyInstance;
+    this.routes();
+  }
+
+  /** Starts a server; resolves when it listens and its caches are primed. */
+  static async start(options: ApiServerOptions): Promise<ApiServer> {
+    const server = new ApiServer(options);
+    try {
+      await server.open();
+    } catch (err) {
+      await server.stop().catch(() => undefined);
+      throw err;
+    }
+    return server;
+  }
+
+  /** "https://127.0.0.1:6443" (or http:// without TLS). */
+  get url(): string {
+    return this.address;
+  }
+
+  get port(): number {
+    return (this.app.server.address() as AddressInfo).port;
+  }
+
+  /** The storage of a served kind (for in-process callers such as tests and bootstrap). */
+  storageFor(group: string, version: string, resource: string): ResourceStorage {
+    const def = this.registry.lookup(group, version, resource);
+    const storage = def && this.storages.get(def);
+    if (storage === undefined) throw new Error(`${resource}.${group}/${version} is not served`);
+    return storage;
+  }
+
+  /** Stops taking requests, ends watches, stops the caches and the compactor. Idempotent. */
+  async stop(): Promise<void> {
+    this.ready = false;
+    this.stopping.abort();
+    await this.compactor?.stop();
+    for (const storage of this.storages.values()) storage.cache.stop();
+    await this.app.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private async open(): Promise<void> {
+    const { store } = this.options;
+    for (const def of this.registry.all()) this.addStorage(def);
+    await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
+    await this.bootstrap();
+    if (this.options.compaction !== false) {
+      this.compactor = new Compactor(store, { ...this.options.compaction, clock: this.clock, logger: this.logger });
+      await this.compactor.start();
+    }
+    await this.app.listen({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 6443 });
+    const host = this.options.host ?? '127.0.0.1';
+    const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    this.address = `${this.options.tls ? 'https' : 'http'}://${shown}:${this.port}`;
+    this.ready = true;
+    this.logger.info({ url: this.address }, 'API server listening');
+  }
+
+  private addStorage(def: ResourceDef): void {
+    const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, ...this.options.watchCache });
+    this.storages.set(def, new ResourceStorage(def, this.options.store, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock));
+  }
+
+  /** Namespace lifecycle admission: the namespace must exist and not be terminating. */
+  private async checkNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
+    const storage = this.storageFor('', 'v1', 'namespaces');
+    let ns: KubeObject | undefined;
+    try {
+      ns = await storage.get('', namespace);
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'NotFound') throw ApiError.notFound({ group: '', resource: 'namespaces' }, namespace);
+      throw err;
+    }
+    const phase = (ns.status as { phase?: string } | undefined)?.phase;
+    if (ns.metadata.deletionTimestamp !== undefined || phase === 'Terminating') {
+      throw ApiError.forbidden(gr, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+    }
+  }
+
+  /** Creates the namespaces every cluster has. */
+  private async bootstrap(): Promise<void> {
+    const namespaces = this.storageFor('', 'v1', 'namespaces');
+    for (const name of DEFAULT_NAMESPACES) {
+      const existing = await this.options.store.get(objectKey(namespaces.def, '', name));
+      if (existing !== undefined) continue;
+      try {
+        await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+      }
+    }
+  }
+
+  private routes(): void {
+    const app = this.app;
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+    app.setErrorHandler((err, _req, reply) => {
+      sendError(reply, err);
+    });
+    app.setNotFoundHandler((req, reply) => {
+      if (req.url.startsWith('/api')) return sendError(reply, notFoundPath());
+      return reply.code(404).type('text/plain').send('404 page not found\n');
+    });
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0]!;
+      if (OPEN_PATHS.has(path)) return;
+      if (path === '/metrics' && isLoopback(req.ip)) return;
+      const auth = this.options.authenticator;
+      if (auth === undefined) return;
+      const user = auth.authenticate({ authorization: req.headers.authorization });
+      if (user === undefined) {
+        sendError(reply, ApiError.unauthorized());
+        return reply;
+      }
+      req.setpointUser = user;
+    });
+    app.addHook('onResponse', async (req, reply) => {
+      const info = req.setpointInfo;
+      if (info?.kind !== 'resource') return;
+      const labels = { verb: info.verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource };
+      this.metrics.requests.inc({ ...labels, code: String(reply.statusCode) });
+      if (info.verb !== 'watch') this.metrics.latency.observe(labels, reply.elapsedTime / 1000);
+    });
+
+    app.get('/livez', async (_req, reply) => reply.type('text/plain').send('ok'));
+    app.get('/healthz', async (_req, reply) => reply.type('text/plain').send('ok'));
+    app.get('/readyz', async (_req, reply) => (this.ready ? reply.type('text/plain').send('ok') : reply.code(503).type('text/plain').send('not ready')));
+    app.get('/version', async (_req, reply) =>
+      send(reply, 200, {
+        ...KUBERNETES_VERSION,
+        gitCommit: 'setpoint',
+        gitTreeState: 'clean',
+        buildDate: '2026-11-29T00:00:00Z',
+        goVersion: `node${process.versions.node}`,
+        compiler: 'tsc',
+        platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+        setpointVersion: this.options.setpointVersion ?? packageVersion(),
+      }),
+    );
+    app.get('/metrics', async (_req, reply) => {
+      this.metrics.storeRevision.set(await this.options.store.currentRevision());
+      this.metrics.storeCompactRevision.set(await this.options.store.compactRevision());
+      for (const storage of this.storages.values()) this.metrics.storeObjects.set({ resource: storage.gr.group ? `${storage.gr.resource}.${storage.gr.group}` : storage.gr.resource }, storage.cache.size);
+      return reply.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+    });
+    app.get('/openapi/v3', async (_req, reply) => send(reply, 200, this.openapi.index()));
+    app.get('/openapi/v3/*', async (req, reply) => {
+      const rest = (req.params as { '*': string })['*'].split('?')[0]!.split('/');
+      const doc = rest[0] === 'api' && rest.length === 2 ? this.openapi.document('', rest[1]!) : rest[0] === 'apis' && rest.length === 3 ? this.openapi.document(rest[1]!, rest[2]!) : undefined;
+      if (doc === undefined) return sendError(reply, notFoundPath());
+      return reply.type('application/json').header('Etag', `"${doc.hash}"`).send(doc.json);
+    });
+    const api = (req: FastifyRequest, reply: FastifyReply) => this.handleApi(req, reply);
+    for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
+      app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url, handler: api });
+    }
+  }
+
+  private async handleApi(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const path = req.url.split('?')[0]!;
+    const info = parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch);
+    req.setpointInfo = info;
+    if (info.kind === 'unknown') throw notFoundPath();
+    if (info.kind === 'discovery') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      let doc: object | undefined;
+      if (info.legacy) doc = info.version === undefined ? apiVersions(req.headers.host ?? '127.0.0.1') : info.version === 'v1' ? apiResourceList(this.registry, '', 'v1') : undefined;
+      else if (info.group === undefined) doc = apiGroupList(this.registry);
+      else if (info.version === undefined) doc = apiGroup(this.registry, info.group);
+      else doc = apiResourceList(this.registry, info.group, info.version);
+      if (doc === undefined) throw notFoundPath();
+      return send(reply, 200, doc);
+    }
+    const def = this.registry.lookup(info.group, info.version, info.resource);
+    const storage = def && this.storages.get(def);
+    if (storage === undefined) throw notFoundPath();
+    const watchLabels = { group: info.group, resource: info.resource };
+    return handleResource(req, reply, info, {
+      storage,
+      stopping: this.stopping.signal,
+      onWatchLine: () => this.metrics.watchEvents.inc(watchLabels),
+      onWatchStart: () => {
+        this.metrics.watchers.inc(watchLabels);
+        return () => this.metrics.watchers.dec(watchLabels);
+      },
+    });
+  }
+}
+
+function isLoopback(ip: string): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1' || ip.startsWith('127.');
+}
+
+let cachedVersion: string | undefined;
+function packageVersion(): string {
+  if (cachedVersion === undefined) {
+    try {
+      cachedVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      cachedVersion = 'unknown';
+    }
+  }
+  return cachedVersion;
+}

@@ -1,0 +1,122 @@
+/**
+ * PATCH: applies a JSON merge patch, a JSON patch (RFC 6902, `test` included) or a strategic merge
+ * patch to the stored object, then writes the result with the revision it was applied to as the
+ * precondition, re-applying the patch to the fresh object when someone wrote in between. A
+ * metadata.resourceVersion inside the patch is a precondition of its own (409 when stale).
+ */
+import { ApiError, applyMergePatch, applyStrategicMergePatch, type KubeObject } from '@setpoint/api';
+import { isStoreError } from '@setpoint/store';
+import fastJsonPatch from 'fast-json-patch';
+import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
+import { clone } from './equal.js';
+import { fromStoreError } from './errors.js';
+import { pruneUnknownFields } from './prune.js';
+import type { ResourceStorage, WriteOptions } from './rest.js';
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+const patchTypes: Record<string, PatchType> = {
+  'application/merge-patch+json': 'merge',
+  'application/json-patch+json': 'json',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+  'application/apply-patch+cbor': 'apply',
+};
+
+/** The media types a PATCH of this kind accepts (custom resources take no strategic merge). */
+export function acceptedPatchTypes(strategic: boolean): string[] {
+  return ['application/json-patch+json', 'application/merge-patch+json', ...(strategic ? ['application/strategic-merge-patch+json'] : []), 'application/apply-patch+yaml'];
+}
+
+/** The patch type of a Content-Type header, or undefined. */
+export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return patchTypes[media];
+}
+
+export async function patchObject(
+  storage: ResourceStorage,
+  namespace: string,
+  name: string,
+  type: PatchType,
+  patch: unknown,
+  options: WriteOptions & { subresource?: string; strategic?: boolean } = {},
+): Promise<KubeObject> {
+  if (type === 'apply' || (type === 'strategic' && options.strategic === false)) {
+    throw ApiError.unsupportedMediaType(acceptedPatchTypes(options.strategic !== false).filter((t) => t !== 'application/apply-patch+yaml' || type !== 'apply'));
+  }
+  checkPatchFields(storage, type, patch, options);
+  const precondition = patchedResourceVersion(type, patch);
+  for (let attempt = 0; ; attempt++) {
+    const { obj: current, kv } = await storage.read(namespace, name);
+    if (precondition !== undefined && precondition !== current.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
+    const patched = applyPatch(storage, type, current, patch);
+    const incoming = storage.checkBody(patched, namespace, name);
+    pruneUnknownFields(incoming, storage.def.schema);
+    const next = storage.merge(incoming, current, options.subresource);
+    try {
+      return await storage.write(namespace, name, next, current, kv, options);
+    } catch (err) {
+      if (isStoreError(err, 'Conflict') && precondition === undefined && attempt < 16) continue;
+      throw isStoreError(err) ? fromStoreError(err, storage.gr, name) : err;
+    }
+  }
+}
+
+function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObject, patch: unknown): KubeObject {
+  let result: unknown;
+  switch (type) {
+    case 'merge':
+      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw ApiError.badRequest('a merge patch must be a JSON object');
+      result = applyMergePatch(current, patch);
+      break;
+    case 'strategic':
+      result = applyStrategicMergePatch(current, patch, storage.def.schema);
+      break;
+    case 'json': {
+      if (!Array.isArray(patch)) throw ApiError.badRequest('a JSON patch must be an array of operations');
+      try {
+        result = fastJsonPatch.applyPatch(clone(current), patch as fastJsonPatch.Operation[], true, true).newDocument;
+      } catch (err) {
+        const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        throw new ApiError('Invalid', message, { details: { causes: [{ reason: 'FieldValueInvalid', message }] } });
+      }
+      break;
+    }
+    case 'apply':
+      throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
+  }
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) throw ApiError.badRequest('the patched object is not a JSON object');
+  return result as KubeObject;
+}
+
+/** A resourceVersion the patch itself sets (a precondition), if any. */
+function patchedResourceVersion(type: PatchType, patch: unknown): string | undefined {
+  if (type === 'json') {
+    if (!Array.isArray(patch)) return undefined;
+    for (const op of patch as Array<{ op?: string; path?: string; value?: unknown }>) {
+      if ((op.op === 'replace' || op.op === 'add' || op.op === 'test') && op.path === '/metadata/resourceVersion' && typeof op.value === 'string') return op.value;
+    }
+    return undefined;
+  }
+  const rv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+  return typeof rv === 'string' && rv !== '' ? rv : undefined;
+}
+
+/** Field validation of the fields a merge or strategic patch sets (its directives aside). */
+function checkPatchFields(storage: ResourceStorage, type: PatchType, patch: unknown, options: WriteOptions): void {
+  const mode = options.fieldValidation ?? 'Warn';
+  if (mode === 'Ignore' || (type !== 'merge' && type !== 'strategic')) return;
+  const unknown = findUnknownFields(stripDirectives(patch), storage.def.schema);
+  if (unknown.length === 0) return;
+  if (mode === 'Strict') throw ApiError.badRequest(strictDecodingMessage(unknown));
+  for (const path of unknown) options.warnings?.push(`unknown field "${path}"`);
+}
+
+function stripDirectives(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripDirectives);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!k.startsWith('$')) out[k] = stripDirectives(v);
+  return out;
+}

@@ -1,0 +1,384 @@
+/**
+ * ResourceStorage: the generic REST semantics of one kind over the store — what kube-apiserver's
+ * registry/generic/registry.Store does. Kind-specific behaviour comes from the ResourceDef.
+ *
+ * Guarantees:
+ * - Every write carries the revision it read as a precondition (optimistic concurrency); a stale
+ *   metadata.resourceVersion from the client is a 409 Conflict, an empty one an unconditional write
+ *   that retries internally on conflict.
+ * - A write that changes nothing is not written: no new resourceVersion, no watch event.
+ * - With a status subresource, the main resource ignores status and /status changes only status.
+ * - generation starts at 1 and grows only when something outside metadata and status changes.
+ * - An object whose deletionTimestamp is set goes away when an update empties its finalizers.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ApiError,
+  nameFromGenerateName,
+  nameIsDNSSubdomain,
+  realClock,
+  type Clock,
+  type GroupResource,
+  type KubeList,
+  type KubeObject,
+} from '@setpoint/api';
+import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
+import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
+import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
+import type { WatchCache } from '../watchcache/cache.js';
+import { matchesFilter, type ObjectFilter } from '../watchcache/filter.js';
+import { collectionPrefix, decode, encode, objectKey } from './codec.js';
+import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
+import { clone, jsonEqual } from './equal.js';
+import { fromStoreError } from './errors.js';
+import { pruneUnknownFields } from './prune.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options every write takes. */
+export interface WriteOptions {
+  readonly dryRun?: boolean;
+  readonly fieldValidation?: FieldValidation;
+  /** Collects Warning header texts. */
+  readonly warnings?: string[];
+}
+
+export interface ListOptions {
+  readonly filter: ObjectFilter;
+  /** The request's resourceVersion: undefined (most recent, from the store), "0" (any, from the cache), or N. */
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+}
+
+/**
+ * Checks a namespace before an object is created in it (namespace lifecycle admission): throws
+ * NotFound when it does not exist, Forbidden when it is terminating.
+ */
+export type NamespaceCheck = (namespace: string, gr: GroupResource, name: string) => Promise<void>;
+
+const MAX_CONFLICT_RETRIES = 16;
+
+export class ResourceStorage {
+  readonly gr: GroupResource;
+
+  constructor(
+    readonly def: ResourceDef,
+    readonly store: Store,
+    readonly cache: WatchCache,
+    private readonly namespaceCheck: NamespaceCheck,
+    readonly clock: Clock = realClock,
+  ) {
+    this.gr = { group: def.group, resource: def.resource };
+  }
+
+  key(namespace: string, name: string): string {
+    return objectKey(this.def, namespace, name);
+  }
+
+  ctx(namespace: string): StrategyContext {
+    return { now: rfc3339(this.clock.now()), namespace };
+  }
+
+  /** The stored object and its store version; 404 when absent. */
+  async read(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue }> {
+    let kv: KeyValue | undefined;
+    try {
+      kv = await this.store.get(this.key(namespace, name));
+    } catch (err) {
+      throw fromStoreError(err, this.gr, name);
+    }
+    if (kv === undefined) throw ApiError.notFound(this.gr, name);
+    return { obj: decode(this.def, kv), kv };
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    return (await this.read(namespace, name)).obj;
+  }
+
+  async list(namespace: string, options: ListOptions): Promise<KubeList> {
+    const rv = options.resourceVersion;
+    const exact = options.resourceVersionMatch === 'Exact';
+    if (options.continue === undefined && rv !== undefined && rv !== '' && !exact) {
+      // "0" (any) or N with NotOlderThan: serve from the watch cache, once it has reached N.
+      const min = parseResourceVersion(rv);
+      const { items, rv: at } = await this.cache.list(options.filter, min);
+      return this.listOf(items, String(at));
+    }
+    if (exact && (rv === undefined || rv === '' || rv === '0')) {
+      throw ApiError.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0" or unset');
+    }
+    const prefix = collectionPrefix(this.def, namespace);
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
+    let revision = exact ? parseResourceVersion(rv!) : 0;
+    let after: string | undefined;
+    if (options.continue !== undefined && options.continue !== '') {
+      const token = decodeContinue(options.continue);
+      revision = token.rv;
+      after = token.key;
+    }
+    const items: KubeObject[] = [];
+    let more = false;
+    let lastKey: string | undefined;
+    try {
+      for (;;) {
+        const page = await this.store.list(prefix, {
+          ...(revision > 0 ? { revision } : {}),
+          ...(after !== undefined ? { after } : {}),
+          ...(limit > 0 ? { limit: Math.max(limit - items.length, 64) } : {}),
+        });
+        revision = page.revision;
+        let stopped = false;
+        for (const kv of page.items) {
+          if (limit > 0 && items.length >= limit) {
+            more = true;
+            stopped = true;
+            break;
+          }
+          lastKey = kv.key;
+          const obj = decode(this.def, kv);
+          if (matchesFilter(this.def, options.filter, obj)) items.push(obj);
+        }
+        if (stopped || !page.more) break;
+        if (limit > 0 && items.length >= limit) {
+          more = true;
+          break;
+        }
+        after = page.items[page.items.length - 1]!.key;
+      }
+    } catch (err) {
+      if (isStoreError(err, 'Compacted')) {
+        throw options.continue ? continueExpired() : ApiError.expired(`too old resource version: ${revision} (${err.compactRevision ?? 0})`);
+      }
+      throw fromStoreError(err, this.gr, '');
+    }
+    const list = this.listOf(items, String(revision));
+    if (more && lastKey !== undefined) list.metadata.continue = encodeContinue({ rv: revision, key: lastKey });
+    return list;
+  }
+
+  listOf(items: KubeObject[], resourceVersion: string): KubeList {
+    return { kind: this.def.listKind, apiVersion: groupVersion(this.def), metadata: { resourceVersion }, items };
+  }
+
+  /** POST: creates `body` in `namespace`. */
+  async create(namespace: string, body: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const obj = this.checkBody(body, namespace, undefined);
+    this.checkFields(obj, options);
+    const ctx = this.ctx(namespace);
+    if (this.def.namespaced) await this.namespaceCheck(obj.metadata.namespace!, this.gr, obj.metadata.name ?? '');
+    const generated = !obj.metadata.name && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
+    this.def.strategy.defaults?.(obj);
+    this.def.strategy.prepareForCreate?.(obj, ctx);
+    const meta = obj.metadata;
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = ctx.now;
+    meta.generation = 1;
+    for (let attempt = 0; ; attempt++) {
+      if (generated) meta.name = nameFromGenerateName(meta.generateName!);
+      const errors = [
+        ...validateObjectMeta(meta, {
+          namespaced: this.def.namespaced,
+          nameValidator: this.def.nameValidator ?? nameIsDNSSubdomain,
+          standardFinalizers: standardFinalizers(this.def),
+        }),
+        ...(this.def.strategy.validate?.(obj, ctx) ?? []),
+      ];
+      if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, meta.name ?? meta.generateName ?? '', errors);
+      if (options.dryRun) return obj;
+      try {
+        const kv = await this.store.create(this.key(namespace, meta.name!), encode(obj));
+        return decode(this.def, kv);
+      } catch (err) {
+        if (generated && isStoreError(err, 'AlreadyExists') && attempt < 8) continue;
+        throw fromStoreError(err, this.gr, meta.name ?? '');
+      }
+    }
+  }
+
+  /**
+   * PUT (and the end of PATCH): replaces the object with `body`, or only its status when
+   * `subresource` is "status". Returns the object as stored.
+   */
+  async update(namespace: string, name: string, body: KubeObject, options: WriteOptions & { subresource?: string } = {}): Promise<KubeObject> {
+    const incoming = this.checkBody(body, namespace, name);
+    this.checkFields(incoming, options);
+    const precondition = incoming.metadata.resourceVersion;
+    for (let attempt = 0; ; attempt++) {
+      const { obj: old, kv } = await this.read(namespace, name);
+      if (precondition !== undefined && precondition !== '' && precondition !== old.metadata.resourceVersion) {
+        throw ApiError.conflict(this.gr, name);
+      }
+      const next = this.merge(incoming, old, options.subresource);
+      try {
+        return await this.write(namespace, name, next, old, kv, options);
+      } catch (err) {
+        const retry = isStoreError(err, 'Conflict') && (precondition === undefined || precondition === '') && attempt < MAX_CONFLICT_RETRIES;
+        if (!retry) throw isStoreError(err) ? fromStoreError(err, this.gr, name) : err;
+      }
+    }
+  }
+
+  /**
+   * Validates and writes `next` over `old` (read at `kv`), with `kv.modRevision` as precondition.
+   * Throws the store's Conflict for the caller to retry. Removes the object when it is being deleted
+   * and no finalizer is left.
+   */
+  async write(namespace: string, name: string, next: KubeObject, old: KubeObject, kv: KeyValue, options: WriteOptions & { subresource?: string }): Promise<KubeObject> {
+    const ctx = this.ctx(namespace);
+    const status = options.subresource === 'status' || options.subresource === 'finalize';
+    if (!status) {
+      this.def.strategy.defaults?.(next);
+      this.def.strategy.prepareForUpdate?.(next, old, ctx);
+    }
+    keepSystemFields(next, old);
+    if (!status && changedOutsideMetadataAndStatus(next, old)) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    const errors = [
+      ...validateObjectMetaUpdate(next.metadata, old.metadata, { standardFinalizers: standardFinalizers(this.def) }),
+      ...(status ? (options.subresource === 'status' ? (this.def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []) : []) : [...(this.def.strategy.validate?.(next, ctx) ?? []), ...(this.def.strategy.validateUpdate?.(next, old, ctx) ?? [])]),
+    ];
+    if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, name, errors);
+    next.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (jsonEqual(next, old)) return old;
+    if (options.dryRun) return next;
+    const key = this.key(namespace, name);
+    if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers?.length ?? 0) === 0 && blockingFinalizers(this.def, next).length === 0) {
+      const deleted = await this.store.delete(key, kv.modRevision);
+      return { ...next, metadata: { ...next.metadata, resourceVersion: String(deleted.revision) } };
+    }
+    const written = await this.store.update(key, encode(next), kv.modRevision);
+    return decode(this.def, written);
+  }
+
+  /** The object an update produces from the client's `incoming` and the stored `old`. */
+  merge(incoming: KubeObject, old: KubeObject, subresource: string | undefined): KubeObject {
+    if (subresource === 'finalize') {
+      // namespaces/finalize: only spec.finalizers changes.
+      const next = clone(old);
+      const finalizers = (incoming.spec as { finalizers?: unknown } | undefined)?.finalizers;
+      next.spec = { ...(next.spec as object | undefined), finalizers: Array.isArray(finalizers) ? clone(finalizers) : [] };
+      return next;
+    }
+    if (subresource === 'status') {
+      const next = clone(old);
+      if (incoming.status === undefined) delete next.status;
+      else next.status = clone(incoming.status);
+      return next;
+    }
+    const next = clone(incoming);
+    if (this.def.subresources?.status) {
+      if (old.status === undefined) delete next.status;
+      else next.status = clone(old.status);
+    }
+    return next;
+  }
+
+  /** Checks apiVersion, kind, name and namespace of a body against the request; returns a private copy. */
+  checkBody(body: KubeObject, namespace: string, name: string | undefined): KubeObject {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest('the request body must be a JSON or YAML object');
+    const obj = clone(body);
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw ApiError.badRequest('metadata must be an object');
+    const gv = groupVersion(this.def);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== gv) {
+      throw ApiError.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.def.kind) {
+      throw ApiError.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${this.def.kind})`);
+    }
+    obj.apiVersion = gv;
+    obj.kind = this.def.kind;
+    if (this.def.namespaced) {
+      const bodyNamespace = obj.metadata.namespace;
+      if (bodyNamespace !== undefined && bodyNamespace !== '' && bodyNamespace !== namespace) {
+        throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      obj.metadata.namespace = namespace;
+    } else {
+      delete obj.metadata.namespace;
+    }
+    if (name !== undefined) {
+      const bodyName = obj.metadata.name;
+      if (bodyName !== undefined && bodyName !== '' && bodyName !== name) {
+        throw ApiError.badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
+      }
+      obj.metadata.name = name;
+    }
+    return obj;
+  }
+
+  /**
+   * Field validation of a request body's unknown fields (fieldValidation=Strict|Warn|Ignore), then
+   * drops them from `obj`: Kubernetes decodes a body into the typed object, so an unknown field is
+   * refused (Strict), reported (Warn) or passed over (Ignore), and never stored.
+   */
+  checkFields(obj: KubeObject, options: WriteOptions): void {
+    const mode = options.fieldValidation ?? 'Warn';
+    const unknown = mode === 'Ignore' ? [] : findUnknownFields(obj, this.def.schema);
+    if (unknown.length > 0 && mode === 'Strict') {
+      // Kubernetes' transformDecodeError wording for a body that fails strict decoding.
+      const { kind, version } = this.def;
+      throw ApiError.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${strictDecodingMessage(unknown)}`);
+    }
+    for (const path of unknown) options.warnings?.push(`unknown field "${path}"`);
+    pruneUnknownFields(obj, this.def.schema);
+  }
+}
+
+/** Fields only the server sets: kept from the stored object whatever the client sent. */
+function keepSystemFields(next: KubeObject, old: KubeObject): void {
+  const meta = next.metadata;
+  const was = old.metadata;
+  meta.name = was.name;
+  if (was.namespace !== undefined) meta.namespace = was.namespace;
+  if (meta.uid === undefined || meta.uid === '') meta.uid = was.uid;
+  meta.creationTimestamp = was.creationTimestamp;
+  meta.generation = was.generation;
+  if (was.deletionTimestamp !== undefined) meta.deletionTimestamp = was.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (was.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = was.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+}
+
+/** Whether anything outside metadata and status differs (what moves generation). */
+export function changedOutsideMetadataAndStatus(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(a), strip(b));
+}
+
+/** Finalizers outside metadata.finalizers that hold an object (a namespace's spec.finalizers). */
+export function blockingFinalizers(def: ResourceDef, obj: KubeObject): string[] {
+  if (def.group === '' && def.resource === 'namespaces') {
+    const spec = obj.spec as { finalizers?: unknown } | undefined;
+    return Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
+  }
+  return [];
+}
+
+/** Whether unqualified finalizer names must be Kubernetes' standard ones (built-in groups but coordination.k8s.io). */
+function standardFinalizers(def: ResourceDef): boolean {
+  return def.group !== 'coordination.k8s.io';
+}
+
+/** Parses a resourceVersion query value; BadRequest unless it is a non-negative integer. */
+export function parseResourceVersion(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw ApiError.badRequest(`invalid resource version "${rv}"`);
+  const n = Number(rv);
+  if (!Number.isSafeInteger(n)) throw ApiError.badRequest(`invalid resource version "${rv}"`);
+  return n;
+}
+
+/** RFC 3339 in UTC with seconds precision, as Kubernetes writes metav1.Time. */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

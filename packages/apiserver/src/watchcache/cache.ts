@@ -1,0 +1,424 @@
+/**
+ * WatchCache: one per served kind, in memory, fed by a single store watch.
+ *
+ * Expected flow: `start()` lists every object of the kind at one revision, then watches the store
+ * from that revision, applying each change to its map of current objects and to a window of recent
+ * events, and fanning the change out to its watchers (filtered by namespace, labels and fields).
+ *
+ * Guarantees:
+ * - A watch from resourceVersion N receives exactly the changes after N, in order, none replayed.
+ *   N inside the window is served from memory; N older than the window but not yet compacted is
+ *   served by a watch on the store itself (so reconnecting clients resume instead of relisting);
+ *   N below the compact revision fails with 410 Expired.
+ * - A watcher that stops reading is cut off once `maxQueued` events wait for it (bounded memory);
+ *   it can resume from the last resourceVersion it received.
+ * - Objects handed out are shared: callers must not mutate them.
+ */
+import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { isStoreError, type Store, type WatchEvent } from '@setpoint/store';
+import type { ResourceDef } from '../registry/types.js';
+import { decode, decodePrev, resourcePrefix } from '../storage/codec.js';
+import { isNamespaceOnly, matchesFilter, type ObjectFilter } from './filter.js';
+import { EventQueue } from './queue.js';
+
+/** A change as the cache holds it. DELETED carries the last state, with the deletion's resourceVersion. */
+export interface CacheEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: KubeObject;
+  readonly prev: KubeObject | undefined;
+  readonly rv: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** One line of a watch stream, serialised at most once however many watchers send it. */
+export class WatchLine {
+  private text: string | undefined;
+  constructor(
+    readonly type: WatchEventType,
+    readonly object: unknown,
+  ) {}
+  toJSON(): string {
+    this.text ??= JSON.stringify({ type: this.type, object: this.object });
+    return this.text;
+  }
+}
+
+export interface WatchCacheOptions {
+  /** Recent events kept for watchers that resume. Default 10,000. */
+  readonly windowSize?: number;
+  /** Events a watcher may fall behind before it is cut off. Default 10,000. */
+  readonly maxQueued?: number;
+  /** How often watchers that asked for bookmarks get one. Default 60 s. */
+  readonly bookmarkIntervalMs?: number;
+  /** How long a watch or list for a resourceVersion the cache has not reached yet waits. Default 3 s. */
+  readonly waitForFreshMs?: number;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+export interface CacheWatchOptions {
+  /** Changes after this resourceVersion; undefined or 0: the current state first, as ADDED events. */
+  readonly resourceVersion: number | undefined;
+  readonly filter: ObjectFilter;
+  /** Send the current state first (watch-list), ending it with an initial-events-end bookmark. */
+  readonly sendInitialEvents?: boolean;
+  readonly bookmarks?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+interface Watcher {
+  readonly filter: ObjectFilter;
+  readonly queue: EventQueue<WatchLine>;
+  readonly bookmarks: boolean;
+}
+
+export class WatchCache {
+  /** The revision the cache reflects: every change up to it has been applied. */
+  rv = 0;
+  private readonly objects = new Map<string, KubeObject>();
+  private window: CacheEvent[] = [];
+  private windowHead = 0;
+  /** Watches from a resourceVersion at or above this are served from the window. */
+  private windowFloor = 0;
+  private readonly watchers = new Set<Watcher>();
+  private readonly byNamespace = new Map<string, Set<Watcher>>();
+  private readonly freshWaiters = new Set<{ rv: number; resolve: () => void }>();
+  private readonly prefix: string;
+  private readonly windowSize: number;
+  private readonly maxQueued: number;
+  private readonly bookmarkIntervalMs: number;
+  private readonly waitForFreshMs: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly abort = new AbortController();
+  private readyPromise: Promise<void> | undefined;
+  private bookmarkTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    readonly def: ResourceDef,
+    options: WatchCacheOptions = {},
+  ) {
+    this.prefix = resourcePrefix(def);
+    this.windowSize = options.windowSize ?? 10_000;
+    this.maxQueued = options.maxQueued ?? 10_000;
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    this.waitForFreshMs = options.waitForFreshMs ?? 3_000;
+    this.clock = options.clock ?? realClock;
+    this.logger = (options.logger ?? silentLogger).child({ component: 'watchcache', resource: def.resource });
+  }
+
+  /** Lists the kind and starts following the store. Resolves once the cache holds the list. */
+  start(): Promise<void> {
+    this.readyPromise ??= this.load().then(() => {
+      void this.follow();
+      this.bookmarkTimer = setInterval(() => this.sendBookmarks(), this.bookmarkIntervalMs);
+      this.bookmarkTimer.unref();
+    });
+    return this.readyPromise;
+  }
+
+  /** Stops following the store and ends every watch. */
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+    if (this.bookmarkTimer !== undefined) clearInterval(this.bookmarkTimer);
+    for (const w of [...this.watchers]) w.queue.end();
+    for (const waiter of this.freshWaiters) waiter.resolve();
+  }
+
+  /** Number of objects cached. */
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /** Number of open watches served from the cache. */
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  /**
+   * The current objects passing `filter`, sorted by key, and the revision they reflect.
+   * With `minRv`, waits (up to waitForFreshMs) until the cache has reached it.
+   */
+  async list(filter: ObjectFilter, minRv = 0): Promise<{ items: KubeObject[]; rv: number }> {
+    await this.waitFresh(minRv);
+    const keys = [...this.objects.keys()].sort();
+    const items: KubeObject[] = [];
+    for (const key of keys) {
+      const obj = this.objects.get(key)!;
+      if (matchesFilter(this.def, filter, obj)) items.push(obj);
+    }
+    return { items, rv: this.rv };
+  }
+
+  /**
+   * A watch as the API serves it: a queue of lines to send. Throws ApiError Expired (410) when the
+   * resourceVersion is older than the store's history, Timeout when it is newer than the cache
+   * reaches in time.
+   */
+  async watch(options: CacheWatchOptions): Promise<EventQueue<WatchLine>> {
+    const rv = options.resourceVersion ?? 0;
+    const initial = options.sendInitialEvents === true || rv === 0;
+    if (rv > 0) await this.waitFresh(rv);
+    if (!initial && rv < this.windowFloor) return this.watchFromStore(options, rv);
+    const filter = options.filter;
+    const initialItems: KubeObject[] = [];
+    if (initial) {
+      for (const obj of this.objects.values()) if (matchesFilter(this.def, filter, obj)) initialItems.push(obj);
+    }
+    const queue = new EventQueue<WatchLine>(this.maxQueued + initialItems.length + 1, () => overflowError(this.def));
+    for (const obj of initialItems) queue.push(new WatchLine('ADDED', obj));
+    if (options.sendInitialEvents === true) queue.push(new WatchLine('BOOKMARK', this.bookmarkObject(true)));
+    if (!initial) {
+      for (let i = this.windowHead; i < this.window.length; i++) {
+        const event = this.window[i]!;
+        if (event.rv <= rv) continue;
+        const line = present(this.def, filter, event);
+        if (line !== undefined) queue.push(line);
+      }
+    }
+    const watcher: Watcher = { filter, queue, bookmarks: options.bookmarks === true };
+    this.addWatcher(watcher);
+    queue.whenEnded(() => this.removeWatcher(watcher));
+    if (options.signal !== undefined) {
+      if (options.signal.aborted) queue.end();
+      else options.signal.addEventListener('abort', () => queue.end(), { once: true });
+    }
+    return queue;
+  }
+
+  private async load(): Promise<void> {
+    let after: string | undefined;
+    let revision: number | undefined;
+    for (;;) {
+      const page = await this.store.list(this.prefix, { limit: 1000, ...(revision === undefined ? {} : { revision }), ...(after === undefined ? {} : { after }) });
+      revision = page.revision;
+      for (const kv of page.items) this.objects.set(kv.key, Object.freeze(decode(this.def, kv)));
+      if (!page.more || page.items.length === 0) break;
+      after = page.items[page.items.length - 1]!.key;
+    }
+    this.rv = revision;
+    this.windowFloor = revision;
+    this.window = [];
+    this.windowHead = 0;
+  }
+
+  /** Applies the store's changes until stopped, recovering from every error the store can raise. */
+  private async follow(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const events = this.store.watch(this.prefix, this.rv, { signal: this.abort.signal, progressIntervalMs: Math.min(this.bookmarkIntervalMs, 5_000) });
+        for await (const event of events) this.apply(event);
+        return; // aborted
+      } catch (err) {
+        if (this.stopped) return;
+        if (isStoreError(err, 'Closed')) return;
+        if (isStoreError(err, 'Compacted')) {
+          this.logger.warn({ rv: this.rv, compactRevision: err.compactRevision }, 'watch cache fell behind compaction; relisting');
+          for (const w of [...this.watchers]) w.queue.end();
+          await this.reload();
+          continue;
+        }
+        if (!isStoreError(err, 'WatchOverflow')) this.logger.error({ err }, 'store watch failed; resuming');
+        await this.clock.sleep(isStoreError(err, 'WatchOverflow') ? 0 : 200);
+      }
+    }
+  }
+
+  private async reload(): Promise<void> {
+    for (;;) {
+      try {
+        this.objects.clear();
+        await this.load();
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        this.logger.error({ err }, 'relisting the watch cache failed; retrying');
+        await this.clock.sleep(1000);
+      }
+    }
+  }
+
+  private apply(event: WatchEvent): void {
+    if (event.type === 'progress') {
+      if (event.revision > this.rv) this.advance(event.revision);
+      return;
+    }
+    let cacheEvent: CacheEvent;
+    if (event.type === 'delete') {
+      const last = decodePrev(this.def, event.prev, event.revision);
+      const existing = this.objects.get(event.key);
+      this.objects.delete(event.key);
+      const object = last ?? existing;
+      if (object === undefined) {
+        this.advance(event.revision);
+        return;
+      }
+      const deleted = Object.freeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(event.revision) } });
+      cacheEvent = { type: 'DELETED', object: deleted, prev: object, rv: event.revision };
+    } else {
+      const object = Object.freeze(decode(this.def, event.kv));
+      const prev = this.objects.get(event.kv.key) ?? (event.type === 'update' ? decodePrev(this.def, event.prev, event.revision) : undefined);
+      this.objects.set(event.kv.key, object);
+      cacheEvent = { type: event.type === 'create' ? 'ADDED' : 'MODIFIED', object, prev, rv: event.revision };
+    }
+    this.window.push(cacheEvent);
+    if (this.window.length - this.windowHead > this.windowSize) {
+      this.windowFloor = this.window[this.windowHead]!.rv;
+      this.windowHead++;
+      if (this.windowHead > 4096) {
+        this.window = this.window.slice(this.windowHead);
+        this.windowHead = 0;
+      }
+    }
+    this.dispatch(cacheEvent);
+    this.advance(event.revision);
+  }
+
+  private advance(rv: number): void {
+    this.rv = rv;
+    for (const waiter of this.freshWaiters) {
+      if (waiter.rv <= rv) waiter.resolve();
+    }
+  }
+
+  private dispatch(event: CacheEvent): void {
+    const ns = event.object.metadata.namespace ?? '';
+    const everywhere = this.byNamespace.get('');
+    const here = ns === '' ? undefined : this.byNamespace.get(ns);
+    let plain: WatchLine | undefined;
+    for (const set of [everywhere, here]) {
+      if (set === undefined) continue;
+      for (const w of set) {
+        if (isNamespaceOnly(w.filter)) {
+          plain ??= new WatchLine(event.type, event.object);
+          w.queue.push(plain);
+        } else {
+          const line = present(this.def, w.filter, event);
+          if (line !== undefined) w.queue.push(line);
+        }
+      }
+    }
+  }
+
+  private addWatcher(w: Watcher): void {
+    this.watchers.add(w);
+    let set = this.byNamespace.get(w.filter.namespace);
+    if (set === undefined) this.byNamespace.set(w.filter.namespace, (set = new Set()));
+    set.add(w);
+  }
+
+  private removeWatcher(w: Watcher): void {
+    this.watchers.delete(w);
+    const set = this.byNamespace.get(w.filter.namespace);
+    set?.delete(w);
+    if (set?.size === 0) this.byNamespace.delete(w.filter.namespace);
+  }
+
+  private sendBookmarks(): void {
+    let line: WatchLine | undefined;
+    for (const w of this.watchers) {
+      if (!w.bookmarks) continue;
+      line ??= new WatchLine('BOOKMARK', this.bookmarkObject(false));
+      w.queue.push(line);
+    }
+  }
+
+  private bookmarkObject(initialEventsEnd: boolean): KubeObject {
+    const metadata: KubeObject['metadata'] = { resourceVersion: String(this.rv) };
+    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return { kind: this.def.kind, apiVersion: this.def.group === '' ? this.def.version : `${this.def.group}/${this.def.version}`, metadata };
+  }
+
+  private async waitFresh(rv: number): Promise<void> {
+    if (rv <= this.rv || this.stopped) return;
+    // The store tells this cache's watch how far it has got, after the events already sent.
+    this.store.requestProgress();
+    let waiter!: { rv: number; resolve: () => void };
+    const reached = new Promise<void>((resolve) => {
+      waiter = { rv, resolve };
+      this.freshWaiters.add(waiter);
+    });
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('timeout'), this.waitForFreshMs);
+    });
+    const outcome = await Promise.race([reached, timedOut]);
+    timer?.cancel();
+    this.freshWaiters.delete(waiter);
+    if (outcome === 'timeout') {
+      throw new ApiError('Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.rv}`, {
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+      });
+    }
+  }
+
+  /** Serves a watch older than the window from the store's own history. */
+  private watchFromStore(options: CacheWatchOptions, rv: number): EventQueue<WatchLine> {
+    const queue = new EventQueue<WatchLine>(this.maxQueued, () => overflowError(this.def));
+    const abort = new AbortController();
+    queue.whenEnded(() => abort.abort());
+    options.signal?.addEventListener('abort', () => queue.end(), { once: true });
+    this.abort.signal.addEventListener('abort', () => queue.end(), { once: true });
+    const events = this.store.watch(this.prefix, rv, {
+      signal: abort.signal,
+      maxBuffered: this.maxQueued,
+      ...(options.bookmarks === true ? { progressIntervalMs: this.bookmarkIntervalMs } : {}),
+    });
+    void (async () => {
+      try {
+        for await (const event of events) {
+          if (event.type === 'progress') {
+            queue.push(new WatchLine('BOOKMARK', { ...this.bookmarkObject(false), metadata: { resourceVersion: String(event.revision) } }));
+            continue;
+          }
+          const line = present(this.def, options.filter, toCacheEvent(this.def, event));
+          if (line !== undefined && !queue.push(line)) return;
+        }
+        queue.end();
+      } catch (err) {
+        queue.end(isStoreError(err, 'Compacted') ? expiredError(rv, err.compactRevision ?? 0) : isStoreError(err, 'WatchOverflow') ? overflowError(this.def) : err);
+      }
+    })();
+    return queue;
+  }
+}
+
+function toCacheEvent(def: ResourceDef, event: Exclude<WatchEvent, { type: 'progress' }>): CacheEvent {
+  if (event.type === 'delete') {
+    const last = decodePrev(def, event.prev, event.revision)!;
+    const object = { ...last, metadata: { ...last.metadata, resourceVersion: String(event.revision) } };
+    return { type: 'DELETED', object, prev: last, rv: event.revision };
+  }
+  const object = decode(def, event.kv);
+  const prev = event.type === 'update' ? decodePrev(def, event.prev, event.revision) : undefined;
+  return { type: event.type === 'create' ? 'ADDED' : 'MODIFIED', object, prev, rv: event.revision };
+}
+
+/**
+ * How a change looks to a watcher with a selector (Kubernetes' cacher rules): an object that starts
+ * matching is ADDED, one that stops matching is DELETED, one that never matched is not sent.
+ */
+export function present(def: ResourceDef, filter: ObjectFilter, event: CacheEvent): WatchLine | undefined {
+  const now = event.type !== 'DELETED' && matchesFilter(def, filter, event.object);
+  const before = event.prev !== undefined && matchesFilter(def, filter, event.prev);
+  if (event.type === 'DELETED') return before ? new WatchLine('DELETED', event.object) : undefined;
+  if (now && before) return new WatchLine('MODIFIED', event.object);
+  if (now) return new WatchLine('ADDED', event.object);
+  if (before) return new WatchLine('DELETED', event.object);
+  return undefined;
+}
+
+/** The 410 a watch or list from a compacted resourceVersion gets. */
+export function expiredError(rv: number, compactRevision: number): ApiError {
+  return ApiError.expired(`too old resource version: ${rv} (${compactRevision})`);
+}
+
+function overflowError(def: ResourceDef): ApiError {
+  return new ApiError('TooManyRequests', `the watch of ${def.resource} fell too far behind and was closed; resume from the last resourceVersion received`, {
+    details: { retryAfterSeconds: 1 },
+  });
+}

@@ -1,0 +1,34 @@
+/** Parsers for command-line flag values; each throws an Error with a one-line message. */
+
+/** "500ms", "30s", "5m", "1h", "1h30m" → milliseconds. */
+export function parseDuration(text: string, flag: string): number {
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let consumed = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index !== consumed) break;
+    const n = Number(m[1]);
+    total += n * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 3_600_000);
+    consumed += m[0].length;
+  }
+  if (consumed === 0 || consumed !== text.length) throw new Error(`${flag} must be a duration such as 30s, 5m or 1h, not "${text}"`);
+  return total;
+}
+
+/** A TCP port, 0–65535. */
+export function parsePort(text: string, flag = '--port'): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) throw new Error(`${flag} must be a port number from 0 to 65535, not "${text}"`);
+  return n;
+}
+
+/** One of `choices`. */
+export function parseChoice<T extends string>(text: string, choices: readonly T[], flag: string): T {
+  if (!(choices as readonly string[]).includes(text)) throw new Error(`${flag} must be one of ${choices.join(', ')}, not "${text}"`);
+  return text as T;
+}
+
+/** Whether `host` is a loopback address or name. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
