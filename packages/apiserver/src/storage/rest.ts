@@ -99,23 +99,28 @@ export class ResourceStorage {
   }
 
   async list(namespace: string, options: ListOptions): Promise<KubeList> {
-    const rv = options.resourceVersion;
-    const exact = options.resourceVersionMatch === 'Exact';
-    if (options.continue === undefined && rv !== undefined && rv !== '' && !exact) {
+    const rv = options.resourceVersion ?? '';
+    const match = options.resourceVersionMatch ?? '';
+    const cont = options.continue ?? '';
+    const paging = cont !== '';
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
+    if (paging && rv !== '' && rv !== '0') throw ApiError.badRequest('specifying resource version is not allowed when using continue');
+    // Exact: asked for, or the legacy form (resourceVersion=N with a limit and no match).
+    const exact = !paging && rv !== '' && rv !== '0' && (match === 'Exact' || (match === '' && limit > 0));
+    if (!paging && rv !== '' && !exact) {
       // "0" (any) or N with NotOlderThan: serve from the watch cache, once it has reached N.
       const min = parseResourceVersion(rv);
       const { items, rv: at } = await this.cache.list(options.filter, min);
       return this.listOf(items, String(at));
     }
-    if (exact && (rv === undefined || rv === '' || rv === '0')) {
+    if (match === 'Exact' && !exact) {
       throw ApiError.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0" or unset');
     }
     const prefix = collectionPrefix(this.def, namespace);
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
-    let revision = exact ? parseResourceVersion(rv!) : 0;
+    let revision = exact ? parseResourceVersion(rv) : 0;
     let after: string | undefined;
-    if (options.continue !== undefined && options.continue !== '') {
-      const token = decodeContinue(options.continue);
+    if (paging) {
+      const token = decodeContinue(cont);
       revision = token.rv;
       after = token.key;
     }
@@ -150,7 +155,7 @@ export class ResourceStorage {
       }
     } catch (err) {
       if (isStoreError(err, 'Compacted')) {
-        throw options.continue ? continueExpired() : ApiError.expired(`too old resource version: ${revision} (${err.compactRevision ?? 0})`);
+        throw paging ? continueExpired() : ApiError.expired('The resourceVersion for the provided list is too old.');
       }
       throw fromStoreError(err, this.gr, '');
     }
@@ -173,6 +178,7 @@ export class ResourceStorage {
     this.def.strategy.defaults?.(obj);
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const meta = obj.metadata;
+    dropEmptyMetadata(meta);
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -238,6 +244,7 @@ export class ResourceStorage {
       this.def.strategy.prepareForUpdate?.(next, old, ctx);
     }
     keepSystemFields(next, old);
+    dropEmptyMetadata(next.metadata);
     if (!status && changedOutsideMetadataAndStatus(next, old)) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     const errors = [
       ...validateObjectMetaUpdate(next.metadata, old.metadata, { standardFinalizers: standardFinalizers(this.def) }),
@@ -345,6 +352,18 @@ function keepSystemFields(next: KubeObject, old: KubeObject): void {
   if (was.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = was.deletionGracePeriodSeconds;
   else delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
+}
+
+/** Removes empty labels, annotations, finalizers and ownerReferences, as Kubernetes omits them. */
+export function dropEmptyMetadata(meta: KubeObject['metadata']): void {
+  for (const field of ['labels', 'annotations'] as const) {
+    const v = meta[field];
+    if (v !== undefined && (v === null || Object.keys(v).length === 0)) delete meta[field];
+  }
+  for (const field of ['finalizers', 'ownerReferences', 'managedFields'] as const) {
+    const v = meta[field];
+    if (v !== undefined && (v === null || v.length === 0)) delete meta[field];
+  }
 }
 
 /** Whether anything outside metadata and status differs (what moves generation). */
