@@ -40,7 +40,8 @@ function exportedSubpaths(pkg) {
 function areaOf(file) {
   const rel = file.slice(root.length + 1).split(sep);
   if (rel[0] === 'packages' && rel[1]) {
-    if (rel[1] === 'client' && rel.includes('testing')) return 'client:testing';
+    // The client's testing entry, and the client's own tests, may start Setpoint's server.
+    if (rel[1] === 'client' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'client:testing';
     return rel[1];
   }
   if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];

@@ -96,6 +96,8 @@ export function request(base: string, method: string, path: string, body?: unkno
   const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   const hdrs: Record<string, string> = { ...headers };
   if (payload !== undefined && hdrs['content-type'] === undefined) hdrs['content-type'] = 'application/json';
+  // Node frames a body of DELETE (and GET) requests only when told its length.
+  if (payload !== undefined && hdrs['content-length'] === undefined) hdrs['content-length'] = String(Buffer.byteLength(payload));
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(url, { method, headers: hdrs, ...(ca ? { ca } : {}) }, (res) => {

@@ -3,3 +3,4 @@ export { FakeClock, realClock } from './clock.js';
 export type { Clock, Timer } from './clock.js';
 export { Backoff } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
+export { jsonEqual } from './json.js';

@@ -2,9 +2,10 @@
  * The resource API: reads a request (RequestInfo, query, body), calls the kind's storage, and
  * answers as kube-apiserver answers — codes, bodies, Warning headers.
  */
-import { ApiError, type DeleteOptions, type KubeObject } from '@setpoint/api';
+import { ApiError, FieldError, OMIT_VALUE, type DeleteOptions, type KubeObject } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeBody } from '../http/body.js';
+import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import { parseBool } from '../http/requestinfo.js';
 import { negotiate, send, warningHeader, type Encoding } from '../http/respond.js';
@@ -31,19 +32,32 @@ function q(query: Query, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function writeOptions(query: Query, warnings: string[]): WriteOptions {
+/** The options kind a verb's query parameters decode into (named in its 422 Invalid answers). */
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/**
+ * dryRun and fieldValidation, validated as Kubernetes validates its CreateOptions, UpdateOptions,
+ * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`.
+ * (fieldValidation is read case-insensitively, which Kubernetes does not do.)
+ */
+function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown): WriteOptions {
   const dryRun = query.dryRun;
-  const values = dryRun === undefined ? [] : Array.isArray(dryRun) ? dryRun : [dryRun];
-  for (const v of values) if (v !== 'All') throw ApiError.badRequest(`Invalid dryRun value: ${JSON.stringify(v)}: supported values: "All"`);
+  const values: unknown[] = dryRun === undefined ? [] : Array.isArray(dryRun) ? dryRun : [dryRun];
+  // DeleteOptions may carry dryRun in the body (client-go, kubectl delete --dry-run=server).
+  if (bodyDryRun !== undefined && bodyDryRun !== null) values.push(...(Array.isArray(bodyDryRun) ? (bodyDryRun as unknown[]) : [bodyDryRun]));
+  const errs: FieldError[] = [];
+  if (values.some((v) => v !== 'All')) {
+    const rendered = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+    errs.push(new FieldError('FieldValueNotSupported', 'dryRun', OMIT_VALUE, `${rendered}: supported values: "All"`));
+  }
   const fv = q(query, 'fieldValidation');
   let fieldValidation: FieldValidation | undefined;
   if (fv !== undefined && fv !== '') {
     const normal = fv.charAt(0).toUpperCase() + fv.slice(1).toLowerCase();
-    if (normal !== 'Strict' && normal !== 'Warn' && normal !== 'Ignore') {
-      throw ApiError.badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Strict", "Warn"`);
-    }
-    fieldValidation = normal;
+    if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') fieldValidation = normal;
+    else errs.push(FieldError.notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   }
+  if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind }, '', errs);
   return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}) };
 }
 
@@ -93,6 +107,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const rvMatch = q(query, 'resourceVersionMatch');
       const limit = positiveInt(query, 'limit');
       const cont = q(query, 'continue');
+      validateListOptions({ watch: false, resourceVersion: rv, resourceVersionMatch: rvMatch, continue: cont, sendInitialEvents: q(query, 'sendInitialEvents') });
       const list = await storage.list(info.namespace, {
         filter,
         ...(rv !== undefined ? { resourceVersion: rv } : {}),
@@ -107,11 +122,18 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       if (info.name !== '') fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), fieldSelector);
       const rv = q(query, 'resourceVersion');
+      const sendInitialEvents = q(query, 'sendInitialEvents');
+      validateListOptions({ watch: true, resourceVersion: rv, resourceVersionMatch: q(query, 'resourceVersionMatch'), continue: q(query, 'continue'), sendInitialEvents });
       const timeoutSeconds = positiveInt(query, 'timeoutSeconds');
+      let from = rv === undefined || rv === '' ? undefined : parseResourceVersion(rv);
+      if (sendInitialEvents !== undefined && !parseBool(sendInitialEvents) && (from === undefined || from === 0)) {
+        // sendInitialEvents=false: no synthetic ADDEDs; start at the most recent (unset) or any ("0") resourceVersion.
+        from = from === undefined ? await storage.store.currentRevision() : storage.cache.rv;
+      }
       const queue = await storage.cache.watch({
-        resourceVersion: rv === undefined || rv === '' ? undefined : parseResourceVersion(rv),
+        resourceVersion: from,
         filter,
-        sendInitialEvents: parseBool(q(query, 'sendInitialEvents')),
+        sendInitialEvents: parseBool(sendInitialEvents),
         bookmarks: parseBool(q(query, 'allowWatchBookmarks')),
       });
       const done = ctx.onWatchStart?.();
@@ -128,7 +150,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     }
     case 'create': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
-      const options = writeOptions(query, warnings);
+      const options = writeOptions(query, warnings, 'CreateOptions');
       if (sub === 'binding') return finish(201, await bindPod(storage, info.namespace, info.name, body, options));
       if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
@@ -137,7 +159,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     case 'update': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings);
+      const options = writeOptions(query, warnings, 'UpdateOptions');
       if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { body }, options));
       const subresource = sub || undefined;
       return finish(200, await storage.update(info.namespace, info.name, body as KubeObject, { ...options, ...(subresource ? { subresource } : {}) }));
@@ -147,14 +169,15 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       if (type === undefined) throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
       const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (patch === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings);
+      const options = writeOptions(query, warnings, 'PatchOptions');
       if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { patchType: type, patch }, options));
       return finish(200, await patchObject(storage, info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
     }
     case 'delete': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
-      const options = writeOptions(query, warnings);
-      const outcome = await deleteObject(storage, info.namespace, info.name, deleteOptions(body, query), options.dryRun);
+      const opts = deleteOptions(body, query);
+      const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);
+      const outcome = await deleteObject(storage, info.namespace, info.name, opts, options.dryRun);
       if (!outcome.removed || def.deletion === 'graceful') return finish(200, outcome.object);
       return finish(200, {
         kind: 'Status',
@@ -166,10 +189,10 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     }
     case 'deletecollection': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
-      const options = writeOptions(query, warnings);
+      const opts = deleteOptions(body, query);
+      const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));
       const list = await storage.list(info.namespace, { filter });
-      const opts = deleteOptions(body, query);
       const deleted: KubeObject[] = [];
       for (const item of list.items) {
         try {

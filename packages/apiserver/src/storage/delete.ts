@@ -8,7 +8,7 @@
  *   for the node agent to finish (a delete with gracePeriodSeconds 0 then removes it);
  * - otherwise the object is removed at once (a DELETED event).
  */
-import { ApiError, type DeleteOptions, type KubeObject } from '@setpoint/api';
+import { ApiError, FieldError, type DeleteOptions, type KubeObject } from '@setpoint/api';
 import { isStoreError } from '@setpoint/store';
 import { encode } from './codec.js';
 import { clone, jsonEqual } from './equal.js';
@@ -92,12 +92,15 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
 export function propagationPolicy(options: DeleteOptions): 'Orphan' | 'Background' | 'Foreground' {
   const policy = options.propagationPolicy;
   if (policy !== undefined && policy !== null) {
-    if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
-      throw ApiError.badRequest(`propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`);
-    }
+    // Kubernetes' ValidateDeleteOptions: a 422 Invalid on DeleteOptions.meta.k8s.io "".
+    const errs: FieldError[] = [];
     if (options.orphanDependents !== undefined && options.orphanDependents !== null) {
-      throw ApiError.badRequest('orphanDependents: Invalid value: false: orphanDependents and propagationPolicy cannot both be set');
+      errs.push(FieldError.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
     }
+    if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+      errs.push(FieldError.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+    }
+    if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
     return policy;
   }
   if (options.orphanDependents === true) return 'Orphan';

@@ -10,7 +10,6 @@ import fastJsonPatch from 'fast-json-patch';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
 import { clone } from './equal.js';
 import { fromStoreError } from './errors.js';
-import { pruneUnknownFields } from './prune.js';
 import type { ResourceStorage, WriteOptions } from './rest.js';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -52,7 +51,12 @@ export async function patchObject(
     if (precondition !== undefined && precondition !== current.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
     const patched = applyPatch(storage, type, current, patch);
     const incoming = storage.checkBody(patched, namespace, name);
-    pruneUnknownFields(incoming, storage.def.schema);
+    // A JSON patch's unknown fields show only in its result (checked once, not on every retry).
+    if (type === 'json' && attempt === 0) {
+      // Only fields the patch adds count: unknown fields the object already kept are not the patch's.
+      const before = new Set(findUnknownFields(current, storage.def.schema));
+      reportUnknownFields(findUnknownFields(incoming, storage.def.schema).filter((f) => !before.has(f)), options);
+    }
     const next = storage.merge(incoming, current, options.subresource);
     try {
       return await storage.write(namespace, name, next, current, kv, options);
@@ -78,8 +82,8 @@ function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObje
       try {
         result = fastJsonPatch.applyPatch(clone(current), patch as fastJsonPatch.Operation[], true, true).newDocument;
       } catch (err) {
-        const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-        throw new ApiError('Invalid', message, { details: { causes: [{ reason: 'FieldValueInvalid', message }] } });
+        if (!(err instanceof fastJsonPatch.JsonPatchError)) throw err;
+        throw jsonPatchNotApplied(err);
       }
       break;
     }
@@ -90,12 +94,23 @@ function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObje
   return result as KubeObject;
 }
 
-/** A resourceVersion the patch itself sets (a precondition), if any. */
+/**
+ * What Kubernetes answers when a JSON patch does not apply (a failed `test`, a path that does not
+ * exist, an unknown op): NewGenericServerResponse(422), a bare Invalid without causes.
+ */
+export function jsonPatchNotApplied(err: Error): ApiError {
+  return new ApiError('Invalid', 'the server rejected our request due to an error in our request', { details: {}, cause: err });
+}
+
+/**
+ * A resourceVersion the patch itself sets (a precondition), if any. A JSON patch `test` of
+ * /metadata/resourceVersion is not one: like any failed test it fails the patch (422).
+ */
 function patchedResourceVersion(type: PatchType, patch: unknown): string | undefined {
   if (type === 'json') {
     if (!Array.isArray(patch)) return undefined;
     for (const op of patch as Array<{ op?: string; path?: string; value?: unknown }>) {
-      if ((op.op === 'replace' || op.op === 'add' || op.op === 'test') && op.path === '/metadata/resourceVersion' && typeof op.value === 'string') return op.value;
+      if ((op.op === 'replace' || op.op === 'add') && op.path === '/metadata/resourceVersion' && typeof op.value === 'string') return op.value;
     }
     return undefined;
   }
@@ -107,8 +122,13 @@ function patchedResourceVersion(type: PatchType, patch: unknown): string | undef
 function checkPatchFields(storage: ResourceStorage, type: PatchType, patch: unknown, options: WriteOptions): void {
   const mode = options.fieldValidation ?? 'Warn';
   if (mode === 'Ignore' || (type !== 'merge' && type !== 'strategic')) return;
-  const unknown = findUnknownFields(stripDirectives(patch), storage.def.schema);
-  if (unknown.length === 0) return;
+  reportUnknownFields(findUnknownFields(stripDirectives(patch), storage.def.schema), options);
+}
+
+/** Strict: a 400 strict decoding error; Warn: one warning per field; Ignore: nothing. */
+function reportUnknownFields(unknown: readonly string[], options: WriteOptions): void {
+  const mode = options.fieldValidation ?? 'Warn';
+  if (mode === 'Ignore' || unknown.length === 0) return;
   if (mode === 'Strict') throw ApiError.badRequest(strictDecodingMessage(unknown));
   for (const path of unknown) options.warnings?.push(`unknown field "${path}"`);
 }

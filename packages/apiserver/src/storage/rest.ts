@@ -32,7 +32,6 @@ import { collectionPrefix, decode, encode, objectKey } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
 import { clone, jsonEqual } from './equal.js';
 import { fromStoreError } from './errors.js';
-import { pruneUnknownFields } from './prune.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -46,7 +45,12 @@ export interface WriteOptions {
 
 export interface ListOptions {
   readonly filter: ObjectFilter;
-  /** The request's resourceVersion: undefined (most recent, from the store), "0" (any, from the cache), or N. */
+  /**
+   * The request's resourceVersion, read as Kubernetes reads it: undefined (most recent, from the
+   * store), "0" (any, from the cache), N (not older than N, from the cache; with a limit and
+   * NotOlderThan, paged from the store), or N with Exact — or with a limit and no match — (at
+   * exactly N, from the store's history; 410 once compacted).
+   */
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: string;
   readonly limit?: number;
@@ -107,7 +111,9 @@ export class ResourceStorage {
     if (paging && rv !== '' && rv !== '0') throw ApiError.badRequest('specifying resource version is not allowed when using continue');
     // Exact: asked for, or the legacy form (resourceVersion=N with a limit and no match).
     const exact = !paging && rv !== '' && rv !== '0' && (match === 'Exact' || (match === '' && limit > 0));
-    if (!paging && rv !== '' && !exact) {
+    // N with NotOlderThan and a limit: paged from the store at its latest revision (the watch cache does not page).
+    const notOlderThan = !paging && rv !== '' && rv !== '0' && match === 'NotOlderThan' && limit > 0 ? parseResourceVersion(rv) : 0;
+    if (!paging && rv !== '' && !exact && notOlderThan === 0) {
       // "0" (any) or N with NotOlderThan: serve from the watch cache, once it has reached N.
       const min = parseResourceVersion(rv);
       const { items, rv: at } = await this.cache.list(options.filter, min);
@@ -158,6 +164,11 @@ export class ResourceStorage {
         throw paging ? continueExpired() : ApiError.expired('The resourceVersion for the provided list is too old.');
       }
       throw fromStoreError(err, this.gr, '');
+    }
+    if (notOlderThan > revision) {
+      throw new ApiError('Timeout', `Timeout: Too large resource version: ${notOlderThan}, current: ${revision}`, {
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+      });
     }
     const list = this.listOf(items, String(revision));
     if (more && lastKey !== undefined) list.metadata.continue = encodeContinue({ rv: revision, key: lastKey });
@@ -216,8 +227,14 @@ export class ResourceStorage {
     const incoming = this.checkBody(body, namespace, name);
     this.checkFields(incoming, options);
     const precondition = incoming.metadata.resourceVersion;
+    const uid = incoming.metadata.uid;
     for (let attempt = 0; ; attempt++) {
       const { obj: old, kv } = await this.read(namespace, name);
+      // The body's uid is a precondition (Kubernetes' DefaultUpdatedObjectInfo): another object of
+      // the same name is a conflict, which clients answer by reading again.
+      if (typeof uid === 'string' && uid !== '' && uid !== old.metadata.uid) {
+        throw ApiError.conflict(this.gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+      }
       if (precondition !== undefined && precondition !== '' && precondition !== old.metadata.resourceVersion) {
         throw ApiError.conflict(this.gr, name);
       }
@@ -321,9 +338,10 @@ export class ResourceStorage {
   }
 
   /**
-   * Field validation of a request body's unknown fields (fieldValidation=Strict|Warn|Ignore), then
-   * drops them from `obj`: Kubernetes decodes a body into the typed object, so an unknown field is
-   * refused (Strict), reported (Warn) or passed over (Ignore), and never stored.
+   * Field validation of a request body's unknown fields (fieldValidation=Strict|Warn|Ignore): an
+   * unknown field is refused (Strict), reported in a Warning header (Warn, the default) or passed
+   * over (Ignore). Setpoint keeps unknown fields as sent (where Kubernetes' typed decoding would
+   * drop them), so data a newer client sends is not lost.
    */
   checkFields(obj: KubeObject, options: WriteOptions): void {
     const mode = options.fieldValidation ?? 'Warn';
@@ -334,7 +352,6 @@ export class ResourceStorage {
       throw ApiError.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${strictDecodingMessage(unknown)}`);
     }
     for (const path of unknown) options.warnings?.push(`unknown field "${path}"`);
-    pruneUnknownFields(obj, this.def.schema);
   }
 }
 

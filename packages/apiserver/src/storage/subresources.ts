@@ -5,47 +5,32 @@
 import { ApiError, applyMergePatch, FieldError, labelSelectorAsSelector, type KubeObject, type LabelSelector, type Status } from '@setpoint/api';
 import { isStoreError } from '@setpoint/store';
 import fastJsonPatch from 'fast-json-patch';
+import { bindPod as assignNode, validateBinding } from '../registry/kinds/pod.js';
 import type { ScaleDef } from '../registry/types.js';
+import type { JsonObject } from '../registry/validation/json-fields.js';
 import { encode } from './codec.js';
 import { clone } from './equal.js';
 import { fromStoreError } from './errors.js';
-import type { PatchType } from './patch.js';
-import { rfc3339, type ResourceStorage, type WriteOptions } from './rest.js';
+import { jsonPatchNotApplied, type PatchType } from './patch.js';
+import type { ResourceStorage, WriteOptions } from './rest.js';
 
-interface Binding {
-  metadata?: { name?: string; namespace?: string };
-  target?: { kind?: string; name?: string; apiVersion?: string };
-}
-
-/** POST pods/{name}/binding: sets spec.nodeName once, and PodScheduled=True. */
+/**
+ * POST pods/{name}/binding (Kubernetes' BindingREST.Create): the binding's name must be the URL's,
+ * its target valid; then the pod registry's `bindPod` sets spec.nodeName once, merges the
+ * binding's annotations and sets PodScheduled=True. Answers a Success Status (201).
+ * Throws Conflict on pods/binding when the pod is already bound or being deleted.
+ */
 export async function bindPod(storage: ResourceStorage, namespace: string, name: string, body: unknown, options: WriteOptions = {}): Promise<Status> {
-  const binding = (body ?? {}) as Binding;
-  const target = binding.target;
-  if (binding.metadata?.name !== undefined && binding.metadata.name !== name) {
-    throw ApiError.badRequest(`the name of the object (${binding.metadata.name}) does not match the name on the URL (${name})`);
-  }
-  if (target === undefined || typeof target.name !== 'string' || target.name === '') {
-    throw ApiError.invalid({ group: '', kind: 'Binding' }, name, [FieldError.required('target.name')]);
-  }
-  if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
-    throw ApiError.invalid({ group: '', kind: 'Binding' }, name, [FieldError.notSupported('target.kind', target.kind, ['Node'])]);
-  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest('the request body must be a JSON or YAML object');
+  const binding = clone(body) as KubeObject;
+  if (typeof binding.metadata !== 'object' || binding.metadata === null) binding.metadata = {};
+  const bindingName = binding.metadata.name;
+  if (bindingName !== undefined && bindingName !== '' && bindingName !== name) throw ApiError.badRequest('name in URL does not match name in Binding object');
+  const errors = validateBinding(binding as JsonObject);
+  if (errors.length > 0) throw ApiError.invalid({ group: '', kind: 'Binding' }, name, errors);
   for (let attempt = 0; ; attempt++) {
     const { obj: pod, kv } = await storage.read(namespace, name);
-    if (pod.metadata.deletionTimestamp !== undefined) {
-      throw ApiError.conflict(storage.gr, name, `pod ${name} is being deleted, cannot be assigned to a host`);
-    }
-    const spec = (pod.spec ?? {}) as { nodeName?: string };
-    if (spec.nodeName !== undefined && spec.nodeName !== '') {
-      throw ApiError.conflict(storage.gr, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-    }
-    const next = clone(pod);
-    (next.spec as { nodeName?: string }).nodeName = target.name;
-    const status = (next.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
-    const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
-    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(storage.clock.now()) });
-    status.conditions = conditions;
-    next.status = status;
+    const next = assignNode(clone(pod), binding, storage.ctx(namespace));
     if (options.dryRun) break;
     try {
       await storage.store.update(kv.key, encode(next), kv.modRevision);
@@ -97,7 +82,8 @@ export async function updateScale(
       try {
         wanted = fastJsonPatch.applyPatch(clone(current), change.patch as fastJsonPatch.Operation[], true, true).newDocument;
       } catch (err) {
-        throw new ApiError('Invalid', err instanceof Error ? err.message.split('\n')[0]! : String(err));
+        if (!(err instanceof fastJsonPatch.JsonPatchError)) throw err;
+        throw jsonPatchNotApplied(err);
       }
     } else {
       wanted = applyMergePatch(current, change.patch) as KubeObject;

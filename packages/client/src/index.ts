@@ -1,0 +1,2 @@
+/** @setpoint/client: a Kubernetes client and controller runtime for TypeScript. */
+export type * from './types.js';
