@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import {
   ApiException,
+  AppsV1Api,
   CoordinationV1Api,
   CoreV1Api,
   KubeConfig,
@@ -51,6 +52,7 @@ test('@kubernetes/client-node against the API server', async (t: TestContext) =>
   kc.loadFromFile(srv.kubeconfig!);
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
+  const apps = kc.makeApiClient(AppsV1Api);
   const namespace = 'default';
 
   await t.test('the kubeconfig points at the server', () => {
@@ -181,6 +183,55 @@ test('@kubernetes/client-node against the API server', async (t: TestContext) =>
 
     await coordination.deleteNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' });
     assert.equal((await apiError(coordination.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' }))).code, 404);
+  });
+
+  await t.test('Deployment create (defaulted), read, list, replace, scale, delete through AppsV1Api', async () => {
+    const created = await apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: 'web', labels: { app: 'web' } },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+        },
+      },
+    });
+    assert.equal(created.kind, 'Deployment');
+    assert.equal(created.metadata?.generation, 1);
+    assert.equal(created.spec?.strategy?.type, 'RollingUpdate', 'defaulted as Kubernetes defaults it');
+    assert.equal(created.spec?.revisionHistoryLimit, 10);
+    assert.equal(created.spec?.template.spec?.containers[0]?.imagePullPolicy, 'IfNotPresent');
+
+    const read = await apps.readNamespacedDeployment({ name: 'web', namespace });
+    assert.equal(read.metadata?.uid, created.metadata?.uid);
+    const listed = await apps.listNamespacedDeployment({ namespace, labelSelector: 'app=web' });
+    assert.deepEqual(listed.items.map((d) => d.metadata?.name), ['web']);
+
+    read.spec!.template.spec!.containers[0]!.image = 'nginx:1.28';
+    const replaced = await apps.replaceNamespacedDeployment({ name: 'web', namespace, body: read });
+    assert.equal(replaced.metadata?.generation, 2, 'a template change moves generation');
+
+    const scale = await apps.readNamespacedDeploymentScale({ name: 'web', namespace });
+    assert.equal(scale.spec?.replicas, 2);
+    scale.spec = { replicas: 5 };
+    await apps.replaceNamespacedDeploymentScale({ name: 'web', namespace, body: scale });
+    assert.equal((await apps.readNamespacedDeployment({ name: 'web', namespace })).spec?.replicas, 5);
+
+    const invalid = await apiError(
+      apps.createNamespacedDeployment({
+        namespace,
+        body: {
+          metadata: { name: 'bad' },
+          spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+        },
+      }),
+    );
+    assert.equal(invalid.code, 422);
+    assert.match(statusOf(invalid).message ?? '', /`selector` does not match template `labels`/);
+
+    await apps.deleteNamespacedDeployment({ name: 'web', namespace });
+    assert.equal((await apiError(apps.readNamespacedDeployment({ name: 'web', namespace }))).code, 404);
   });
 
   await t.test('Watch sees ADDED, MODIFIED and DELETED for changes made meanwhile', async () => {
