@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiError } from '@setpoint/api';
+import { runs, writePlugin } from '../config/exec-plugin.test-support.js';
+import { DEFAULT_USER_AGENT, HttpClient } from './httpclient.js';
+import { json, startStub, status } from './stub-server.test-support.js';
+
+describe('HttpClient', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'setpoint-http-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A stub that answers 200 with the Authorization it saw, or 401 when `allowed` rejects it. */
+  const authStub = (allowed: (authorization: string | undefined) => boolean) =>
+    startStub((req, res) => {
+      if (allowed(req.headers.authorization)) json(res, 200, { authorization: req.headers.authorization ?? null });
+      else json(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
+    });
+
+  it('sends JSON with Accept, User-Agent and the query, below a server path prefix', async () => {
+    await using stub = await startStub((_req, res) => json(res, 201, { created: true }));
+    const http = new HttpClient({ server: `${stub.url}/prefix/` }, { qps: Infinity });
+    const res = await http.request({ method: 'POST', path: '/api/v1/namespaces', query: { dryRun: 'All', skip: undefined, empty: '', limit: 5 }, body: { metadata: { name: 'n' } } });
+    assert.equal(res.status, 201);
+    assert.deepEqual(res.body, { created: true });
+    const seen = stub.requests[0]!;
+    assert.equal(seen.url, '/prefix/api/v1/namespaces?dryRun=All&limit=5');
+    assert.equal(seen.headers.accept, 'application/json');
+    assert.equal(seen.headers['content-type'], 'application/json');
+    assert.equal(seen.headers['user-agent'], DEFAULT_USER_AGENT);
+    assert.equal(seen.body, '{"metadata":{"name":"n"}}');
+    http.close();
+    const custom = new HttpClient({ server: stub.url, userAgent: 'my-controller/1.0' }, { qps: Infinity });
+    await custom.request({ method: 'GET', path: '/' });
+    assert.equal(stub.requests[1]?.headers['user-agent'], 'my-controller/1.0');
+    custom.close();
+  });
+
+  it('authenticates with a token or basic auth, and a 401 with a static token is final', async () => {
+    await using stub = await authStub((a) => a === 'Bearer good' || a === `Basic ${Buffer.from('alice:pw').toString('base64')}`);
+    const token = new HttpClient({ server: stub.url, token: 'good' }, { qps: Infinity });
+    assert.deepEqual((await token.request({ method: 'GET', path: '/' })).body, { authorization: 'Bearer good' });
+    const basic = new HttpClient({ server: stub.url, username: 'alice', password: 'pw' }, { qps: Infinity });
+    assert.equal((await basic.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, `Basic ${Buffer.from('alice:pw').toString('base64')}`);
+    const bad = new HttpClient({ server: stub.url, token: 'bad' }, { qps: Infinity });
+    await assert.rejects(bad.request({ method: 'GET', path: '/' }), (err: unknown) => err instanceof ApiError && err.reason === 'Unauthorized' && err.code === 401);
+    assert.equal(stub.requests.length, 3);
+    for (const c of [token, basic, bad]) c.close();
+  });
+
+  it('re-reads the token file when it changes, and once more after a 401', async () => {
+    const file = join(dir, 'token');
+    await writeFile(file, 'first\n');
+    let accept = 'Bearer first';
+    await using stub = await authStub((a) => a === accept);
+    const http = new HttpClient({ server: stub.url, tokenFile: file }, { qps: Infinity });
+    assert.equal((await http.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, 'Bearer first');
+    await writeFile(file, 'second-rotated\n');
+    await utimes(file, 1_700_000_000, 1_700_000_000);
+    accept = 'Bearer second-rotated';
+    assert.equal((await http.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, 'Bearer second-rotated');
+    // A change the stat does not show (same size, mtime put back): the 401 makes the client read the file again.
+    await writeFile(file, 'third-rotated!\n');
+    await utimes(file, 1_700_000_000, 1_700_000_000);
+    accept = 'Bearer third-rotated!';
+    assert.equal((await http.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, 'Bearer third-rotated!');
+    assert.deepEqual(
+      stub.requests.map((r) => r.headers.authorization),
+      ['Bearer first', 'Bearer second-rotated', 'Bearer second-rotated', 'Bearer third-rotated!'],
+    );
+    http.close();
+  });
+
+  it('runs the exec plugin, caches its token, and runs it again on a 401', async () => {
+    const exec = await writePlugin(dir);
+    let accept = 'Bearer token-1';
+    await using stub = await authStub((a) => a === accept);
+    const http = new HttpClient({ server: stub.url, exec }, { qps: Infinity });
+    assert.equal((await http.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, 'Bearer token-1');
+    assert.equal((await http.request<{ authorization: string }>({ method: 'GET', path: '/' })).body.authorization, 'Bearer token-1');
+    assert.equal(await runs(exec.runsFile), 1, 'cached');
+    accept = 'Bearer token-2';
+    const res = await http.request<{ authorization: string }>({ method: 'POST', path: '/', body: {} });
+    assert.equal(res.body.authorization, 'Bearer token-2');
+    assert.equal(await runs(exec.runsFile), 2);
+    assert.deepEqual(
+      stub.requests.map((r) => `${r.method} ${r.headers.authorization}`),
+      ['GET Bearer token-1', 'GET Bearer token-1', 'POST Bearer token-1', 'POST Bearer token-2'],
+    );
+    // A server that refuses every token: one refresh, then the 401 is final.
+    accept = 'nothing';
+    await assert.rejects(http.request({ method: 'GET', path: '/' }), (err: unknown) => err instanceof ApiError && err.code === 401);
+    assert.equal(await runs(exec.runsFile), 3);
+    http.close();
+  });
+
+  it('turns a failing exec plugin into ApiError Unauthorized with the cause', async () => {
+    const exec = await writePlugin(dir, { MODE: 'fail' });
+    const http = new HttpClient({ server: 'http://127.0.0.1:1', exec }, { qps: Infinity });
+    await assert.rejects(http.request({ method: 'GET', path: '/' }), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.reason, 'Unauthorized');
+      assert.match(err.message, /^getting credentials: .*exited with code 3: could not reach the identity provider/);
+      assert.equal((err.cause as Error).name, 'ConfigError');
+      return true;
+    });
+    http.close();
+  });
+});
