@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IndexedStore, NAMESPACE_INDEX, deepFreeze, keyOf } from './store.js';
+import { cm, type ConfigMap } from './fake-listwatch.test.js';
+
+const onNode = (name: string, rv: number, node: string, ns = 'default'): ConfigMap => cm(name, rv, { spec: { nodeName: node } }, ns);
+
+test('keys are namespace/name, or name for cluster-scoped objects', () => {
+  assert.equal(keyOf(cm('a', 1, {}, 'ns1')), 'ns1/a');
+  assert.equal(keyOf({ metadata: { name: 'node-1' } }), 'node-1');
+});
+
+test('get, list, listKeys and the built-in namespace index', () => {
+  const store = new IndexedStore<ConfigMap>();
+  store.upsert(cm('a', 1, {}, 'x'));
+  store.upsert(cm('b', 2, {}, 'x'));
+  store.upsert(cm('c', 3, {}, 'y'));
+  assert.equal(store.get('x/a')?.metadata.name, 'a');
+  assert.equal(store.get('x/zz'), undefined);
+  assert.deepEqual(store.listKeys().sort(), ['x/a', 'x/b', 'y/c']);
+  assert.equal(store.list().length, 3);
+  assert.equal(store.size, 3);
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, 'x').sort(), ['x/a', 'x/b']);
+  assert.deepEqual(store.byIndex(NAMESPACE_INDEX, 'y').map((o) => o.metadata.name), ['c']);
+  assert.deepEqual(store.indexValues(NAMESPACE_INDEX).sort(), ['x', 'y']);
+  assert.equal(store.resourceVersion, '3');
+});
+
+test('custom indexers follow updates and deletes', () => {
+  const store = new IndexedStore<ConfigMap>({ byNode: (obj) => [obj.spec?.nodeName] });
+  store.upsert(onNode('a', 1, 'n1'));
+  store.upsert(onNode('b', 2, 'n1'));
+  store.upsert(onNode('c', 3, 'n2'));
+  assert.deepEqual(store.indexKeys('byNode', 'n1').sort(), ['default/a', 'default/b']);
+  store.upsert(onNode('a', 4, 'n2'));
+  assert.deepEqual(store.indexKeys('byNode', 'n1'), ['default/b']);
+  assert.deepEqual(store.indexKeys('byNode', 'n2').sort(), ['default/a', 'default/c']);
+  store.delete('default/b');
+  assert.deepEqual(store.indexKeys('byNode', 'n1'), []);
+  assert.deepEqual(store.indexValues('byNode'), ['n2']);
+  // An object without a node is simply not indexed (undefined values are skipped).
+  store.upsert(cm('d', 5));
+  assert.deepEqual(store.indexValues('byNode'), ['n2']);
+  assert.throws(() => store.byIndex('nope', 'x'), /index "nope" does not exist/);
+});
+
+test('indexers added later index what is cached; names are unique', () => {
+  const store = new IndexedStore<ConfigMap>();
+  store.upsert(onNode('a', 1, 'n1'));
+  store.addIndexers({ byNode: (obj) => [obj.spec?.nodeName] });
+  assert.deepEqual(store.indexKeys('byNode', 'n1'), ['default/a']);
+  assert.throws(() => store.addIndexers({ byNode: () => [] }), /already exists/);
+  assert.throws(() => store.addIndexers({ namespace: () => [] }), /already exists/);
+  assert.deepEqual(store.indexNames(), ['namespace', 'byNode']);
+});
+
+test('replace reports added, updated (resourceVersion changed) and deleted objects, and reindexes', () => {
+  const store = new IndexedStore<ConfigMap>({ byNode: (obj) => [obj.spec?.nodeName] });
+  store.replace([onNode('a', 1, 'n1'), onNode('b', 2, 'n1'), onNode('c', 3, 'n1')], '3');
+  const cachedC = store.get('default/c');
+  const changes = store.replace([onNode('a', 7, 'n2'), onNode('c', 3, 'n1'), onNode('d', 8, 'n2')], '9');
+  assert.deepEqual(
+    changes.map((c) => `${c.type} ${c.obj.metadata.name}@${c.obj.metadata.resourceVersion}`),
+    ['updated a@7', 'added d@8', 'deleted b@2'],
+  );
+  const updated = changes[0]!;
+  assert.equal(updated.type === 'updated' && updated.old.metadata.resourceVersion, '1');
+  const deleted = changes[2]!;
+  assert.equal(deleted.type === 'deleted' && deleted.key, 'default/b');
+  assert.equal(store.get('default/c'), cachedC, 'an unchanged object keeps its cached instance');
+  assert.deepEqual(store.indexKeys('byNode', 'n2').sort(), ['default/a', 'default/d']);
+  assert.deepEqual(store.indexKeys('byNode', 'n1'), ['default/c']);
+  assert.equal(store.resourceVersion, '9');
+});
+
+test('cached objects are frozen at every depth: mutation throws', () => {
+  const store = new IndexedStore<ConfigMap>();
+  store.upsert(cm('a', 1, { data: { k: 'v' }, metadata: { finalizers: ['f'] } }));
+  store.replace([cm('b', 2, { data: { k: 'v' } })], '2');
+  for (const obj of [store.get('default/b')!, deepFreeze(cm('c', 3, { data: { k: 'v' } }))]) {
+    assert.throws(() => {
+      (obj as ConfigMap).metadata.name = 'x';
+    }, TypeError);
+    assert.throws(() => {
+      (obj as ConfigMap).data!['k'] = 'changed';
+    }, TypeError);
+  }
+  store.upsert(cm('a', 4, { metadata: { finalizers: ['f'] } }));
+  assert.throws(() => store.get('default/a')!.metadata.finalizers!.push('g'), TypeError);
+});
+
+test('an index function that throws: the write changes nothing, or with onIndexError the object is not indexed by it', () => {
+  const picky = (obj: { metadata: { name?: string } }) => {
+    if (obj.metadata.name === 'bad') throw new Error('no');
+    return ['ok'];
+  };
+  const strict = new IndexedStore<ConfigMap>({ picky });
+  strict.upsert(cm('good', 1));
+  assert.throws(() => strict.upsert(cm('bad', 2)), /no/);
+  assert.throws(() => strict.replace([cm('bad', 3)], '3'), /no/);
+  assert.deepEqual(strict.listKeys(), ['default/good']);
+  assert.deepEqual(strict.indexKeys('picky', 'ok'), ['default/good']);
+
+  const failures: string[] = [];
+  const lenient = new IndexedStore<ConfigMap>({ picky }, { onIndexError: (_err, index, key) => failures.push(`${index} ${key}`) });
+  lenient.replace([cm('good', 1), cm('bad', 2)], '2');
+  assert.deepEqual(lenient.listKeys().sort(), ['default/bad', 'default/good']);
+  assert.deepEqual(lenient.indexKeys('picky', 'ok'), ['default/good']);
+  assert.deepEqual(lenient.indexKeys(NAMESPACE_INDEX, 'default').sort(), ['default/bad', 'default/good']);
+  assert.deepEqual(failures, ['picky default/bad']);
+});
