@@ -11,7 +11,7 @@ import { builtin } from '../client/index.js';
 import { startControlPlane } from '../testing/index.js';
 import { retryOnConflict } from './helpers/conflict.js';
 import { Expectations } from './helpers/expectations.js';
-import { controllerOf } from './handlers.js';
+import { controllerOf, enqueueMapped } from './handlers.js';
 import { Manager } from './manager.js';
 
 /** Waits (polling every 5 ms) until `predicate` holds; fails after `ms`. */
@@ -190,6 +190,7 @@ describe('controller runtime against the API server', () => {
       await waitFor('a leader', () => one.mgr.leading || two.mgr.leading);
       const leader = one.mgr.leading ? one : two;
       const follower = leader === one ? two : one;
+      await waitFor('the follower to sync its caches while it waits', () => follower.mgr.ready());
       await api.create({ metadata: { name: 'first', namespace: 'default' } });
       await waitFor('first reconciled', () => reconciledBy.some((r) => r.name === 'first'));
       assert.equal(follower.mgr.leading, false);
@@ -198,6 +199,7 @@ describe('controller runtime against the API server', () => {
       leader.stop.abort();
       await leader.running;
       const diedAt = Date.now();
+      assert.equal(follower.mgr.ready(), true, 'the follower kept its caches warm: no full sync needed');
       await waitFor('the follower to take over', () => follower.mgr.leading, 5000);
       assert.ok(Date.now() - diedAt >= 500, 'the follower waited for the lease to expire');
       await api.create({ metadata: { name: 'second', namespace: 'default' } });
@@ -213,6 +215,43 @@ describe('controller runtime against the API server', () => {
         await m.running;
         m.client.close();
       }
+    }
+  });
+
+  it('watches added while running deliver keys; /readyz, /healthz and /metrics answer', async () => {
+    await using cp = await startControlPlane();
+    const client = new Client(cp.config, { qps: 10_000, burst: 10_000 });
+    const mgr = new Manager({ client, httpAddress: { port: 0 } });
+    const seen: string[] = [];
+    const controller = mgr
+      .controller('late')
+      .for(builtin.configMaps)
+      .reconcile(async ({ name }) => {
+        seen.push(name);
+      });
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      await waitFor('the caches', () => mgr.ready());
+      const get = async (path: string) => {
+        const res = await fetch(`http://127.0.0.1:${mgr.httpPort}${path}`);
+        return { status: res.status, text: await res.text() };
+      };
+      assert.equal((await get('/readyz')).status, 200);
+      assert.equal((await get('/healthz')).status, 200);
+      // A kind the controller starts watching only now (as for a CRD that appears later):
+      // each Secret maps to the ConfigMap of the same name.
+      controller.watch(mgr.informer(builtin.secrets) as never, enqueueMapped((obj: KubeObject) => [{ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }]));
+      await client.secrets().create({ metadata: { name: 'from-a-secret', namespace: 'default' } });
+      await waitFor('a key from the new watch', () => seen.includes('from-a-secret'));
+      const metrics = await get('/metrics');
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.text, /controller_runtime_reconcile_total\{controller="late",result="success"\} [1-9]/);
+      assert.match(metrics.text, /workqueue_adds_total\{name="late"\} [1-9]/);
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
     }
   });
 });

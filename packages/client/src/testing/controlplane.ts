@@ -3,11 +3,16 @@
  * loopback port, plain HTTP, no authentication. Starts in well under a second.
  *
  *   await using cp = await startControlPlane();
- *   // cp.config is a ClientConfig for it; cp.restart() restarts the API server on the same store
- *   // and port (open watches end, as they do when a real API server restarts).
+ *   // cp.client is a Client for it (cp.config its ClientConfig); cp.kubeconfig() writes a
+ *   // kubeconfig for kubectl; cp.restart() restarts the API server on the same store and port
+ *   // (open watches end, as they do when a real API server restarts).
  */
-import { ApiServer, type ApiServerOptions, type WatchCacheOptions } from '@setpoint/apiserver';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiServer, renderKubeconfig, type ApiServerOptions, type WatchCacheOptions } from '@setpoint/apiserver';
 import { MemoryStore, type Store } from '@setpoint/store';
+import { Client } from '../client/index.js';
 import type { ClientConfig } from '../types.js';
 
 export interface ControlPlaneOptions {
@@ -22,6 +27,10 @@ export interface ControlPlane extends AsyncDisposable {
   readonly store: Store;
   readonly url: string;
   readonly config: ClientConfig;
+  /** A client of the control plane (no client-side rate limit), closed by stop(). */
+  readonly client: Client;
+  /** Writes a kubeconfig for this control plane (for kubectl) and returns its path. */
+  kubeconfig(): Promise<string>;
   /** The running API server (replaced by restart()). */
   readonly server: ApiServer;
   /** Stops the API server and starts a new one on the same store and port. */
@@ -43,17 +52,30 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   let server = await ApiServer.start(serverOptions(0));
   const port = server.port;
   const url = server.url;
+  const config: ClientConfig = { server: url };
+  const client = new Client(config, { qps: 1_000_000, burst: 1_000_000 });
+  let kubeconfigDir: string | undefined;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    client.close();
     await server.stop();
     if (ownStore) await store.close();
+    if (kubeconfigDir !== undefined) await rm(kubeconfigDir, { recursive: true, force: true });
   };
   return {
     store,
     url,
-    config: { server: url },
+    config,
+    client,
+    async kubeconfig() {
+      kubeconfigDir ??= await mkdtemp(join(tmpdir(), 'setpoint-controlplane-'));
+      const path = join(kubeconfigDir, 'kubeconfig.yaml');
+      // The test server asks for no credentials; kubeconfig files need a user all the same.
+      await writeFile(path, renderKubeconfig({ server: url, caCert: '', token: 'unused' }), { mode: 0o600 });
+      return path;
+    },
     get server() {
       return server;
     },
