@@ -105,7 +105,7 @@ export class WatchChannel implements AsyncIterableIterator<WatchEvent> {
     this.finish();
   }
 
-  async next(): Promise<IteratorResult<WatchEvent>> {
+  next(): Promise<IteratorResult<WatchEvent>> {
     for (;;) {
       if (this.head < this.buffer.length) {
         const event = this.buffer[this.head++]!;
@@ -114,14 +114,14 @@ export class WatchChannel implements AsyncIterableIterator<WatchEvent> {
           this.head = 0;
         }
         if (event.type !== 'progress') this.lastDelivered = event.revision;
-        return { value: event, done: false };
+        return Promise.resolve({ value: event, done: false });
       }
       if (this.failure !== undefined) {
         const err = this.failure;
         this.failure = undefined;
-        throw err;
+        return Promise.reject(err);
       }
-      if (this.finished) return { value: undefined, done: true };
+      if (this.finished) return Promise.resolve({ value: undefined, done: true });
       if (!this.live) {
         this.pullHistory();
         continue;

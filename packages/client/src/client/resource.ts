@@ -194,6 +194,22 @@ export class ResourceClient<T extends KubeObject = KubeObject> implements ListWa
     return res.body;
   }
 
+  /**
+   * POSTs `body` to a subresource of the object `name` (pods/binding, pods/eviction) and returns
+   * the server's answer (often a Status).
+   */
+  async createSubresource<R = unknown>(name: string, subresource: string, body: unknown, options: WriteOptions = {}): Promise<R> {
+    if (name === '') throw ApiError.badRequest('resource name may not be empty');
+    const res = await this.#http.request<R>({
+      method: 'POST',
+      path: this.#path(this.#ns(options.namespace), name, subresource),
+      query: this.#writeQuery(options),
+      body,
+      ...signalOf(options),
+    });
+    return res.body;
+  }
+
   /** Replaces the object named by obj.metadata.name (optimistic concurrency on its resourceVersion). */
   async update(obj: T, options: WriteOptions = {}): Promise<T> {
     return this.#put(obj, options, undefined);

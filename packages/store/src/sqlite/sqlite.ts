@@ -240,6 +240,12 @@ export class SqliteStore implements Store {
     return run();
   }
 
+  /** Pages in the database file (its size is this times the page size, 4 KiB). */
+  pageCount(): number {
+    this.checkOpen();
+    return this.db.pragma('page_count', { simple: true }) as number;
+  }
+
   /** Writes a consistent copy of the database to `destination` while the store keeps serving. */
   async backup(destination: string): Promise<void> {
     this.checkOpen();
