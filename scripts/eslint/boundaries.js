@@ -15,6 +15,7 @@ export const allowedImports = {
   client: ['api'],
   'client:testing': ['api', 'store', 'apiserver'],
   controllers: ['api', 'client'],
+  'controllers:testing': ['api', 'client'],
   agent: ['api', 'client'],
   dashboard: [],
   setpoint: ['*'],
@@ -42,6 +43,8 @@ function areaOf(file) {
   if (rel[0] === 'packages' && rel[1]) {
     // The client's testing entry, and the client's own tests, may start Setpoint's server.
     if (rel[1] === 'client' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'client:testing';
+    // Controllers' tests run them against the in-process control plane of @setpoint/client/testing.
+    if (rel[1] === 'controllers' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'controllers:testing';
     return rel[1];
   }
   if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];

@@ -6,6 +6,7 @@
  * calls `start(signal)` once, then `waitForCacheSync(signal)` before starting workers. Informers
  * asked for after start() begin at once.
  */
+import { setMaxListeners } from 'node:events';
 import { realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import type { ListWatch, ResourceRef } from '../types.js';
 import { SharedInformer, type SharedInformerOptions } from './informer.js';
@@ -83,6 +84,7 @@ export class SharedInformerFactory {
 
   /** Starts every informer not started yet, and (until `signal` aborts) every one asked for later. */
   start(signal: AbortSignal): void {
+    setMaxListeners(0, signal); // every informer, and every watch it opens, listens for the abort
     this.#signal = signal;
     for (const entry of this.#entries.values()) if (entry.run === undefined) this.#startEntry(entry, signal);
   }

@@ -1,0 +1,13 @@
+/** @setpoint/controllers: the built-in controllers, written with the public controller runtime. */
+import type { Manager } from '@setpoint/client';
+import { registerGarbageCollector } from './gc/index.js';
+import { registerNamespaceController } from './namespace/index.js';
+
+export * from './gc/index.js';
+export * from './namespace/index.js';
+
+/** Registers every built-in controller of the controller-manager on `manager`. */
+export function registerBuiltinControllers(manager: Manager): void {
+  registerGarbageCollector(manager);
+  registerNamespaceController(manager);
+}
