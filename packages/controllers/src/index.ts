@@ -2,12 +2,15 @@
 import type { Manager } from '@setpoint/client';
 import { registerGarbageCollector } from './gc/index.js';
 import { registerNamespaceController } from './namespace/index.js';
+import { registerReplicaSetController } from './replicaset/index.js';
 
 export * from './gc/index.js';
 export * from './namespace/index.js';
+export * from './replicaset/index.js';
 
 /** Registers every built-in controller of the controller-manager on `manager`. */
 export function registerBuiltinControllers(manager: Manager): void {
   registerGarbageCollector(manager);
   registerNamespaceController(manager);
+  registerReplicaSetController(manager);
 }
