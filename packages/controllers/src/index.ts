@@ -7,6 +7,7 @@ import { registerReplicaSetController } from './replicaset/index.js';
 export * from './gc/index.js';
 export * from './namespace/index.js';
 export * from './replicaset/index.js';
+export * from './scheduler/index.js';
 
 /** Registers every built-in controller of the controller-manager on `manager`. */
 export function registerBuiltinControllers(manager: Manager): void {
