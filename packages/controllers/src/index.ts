@@ -9,9 +9,10 @@ export * from './namespace/index.js';
 export * from './replicaset/index.js';
 export * from './scheduler/index.js';
 
-/** Registers every built-in controller of the controller-manager on `manager`. */
-export function registerBuiltinControllers(manager: Manager): void {
+/** Registers every built-in controller of the controller-manager on `manager`; returns their names. */
+export function registerBuiltinControllers(manager: Manager): string[] {
   registerGarbageCollector(manager);
   registerNamespaceController(manager);
   registerReplicaSetController(manager);
+  return ['garbage collector', 'namespaces', 'replicasets'];
 }

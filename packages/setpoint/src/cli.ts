@@ -3,6 +3,8 @@
  * Every command is in commands/; this file only registers them.
  */
 import { Command, CommanderError } from 'commander';
+import { registerControllerManager } from './commands/controller-manager.js';
+import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerServer } from './commands/server.js';
 import { registerUp } from './commands/up.js';
 import { VERSION } from './version.js';
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerUp(program);
   registerServer(program);
+  registerControllerManager(program);
+  registerSchedulerCommand(program);
   return program;
 }
 

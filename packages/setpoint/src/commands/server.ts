@@ -32,6 +32,8 @@ export interface RunningServer {
   readonly server: ApiServer;
   readonly store: Store;
   readonly kubeconfigPath: string;
+  /** How an in-process client reaches the server: URL, CA (PEM, absent for plain HTTP), admin token. */
+  readonly connection: { readonly server: string; readonly ca?: string; readonly token: string };
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
       server,
       store,
       kubeconfigPath,
+      connection: { server: server.url, token, ...(certs ? { ca: certs.caCert } : {}) },
       async stop() {
         if (stopped) return;
         stopped = true;
