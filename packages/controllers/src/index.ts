@@ -2,11 +2,13 @@
 import type { Manager } from '@setpoint/client';
 import { registerGarbageCollector } from './gc/index.js';
 import { registerNamespaceController } from './namespace/index.js';
+import { registerDeploymentController } from './deployment/index.js';
 import { registerReplicaSetController } from './replicaset/index.js';
 
 export * from './gc/index.js';
 export * from './namespace/index.js';
 export * from './replicaset/index.js';
+export * from './deployment/index.js';
 export * from './scheduler/index.js';
 
 /** Registers every built-in controller of the controller-manager on `manager`; returns their names. */
@@ -14,5 +16,6 @@ export function registerBuiltinControllers(manager: Manager): string[] {
   registerGarbageCollector(manager);
   registerNamespaceController(manager);
   registerReplicaSetController(manager);
-  return ['garbage collector', 'namespaces', 'replicasets'];
+  registerDeploymentController(manager);
+  return ['garbage collector', 'namespaces', 'replicasets', 'deployments'];
 }

@@ -8,12 +8,15 @@ import type { Command } from 'commander';
 import type { Logger } from '@setpoint/api';
 import { Client, Manager, signalOnTermination } from '@setpoint/client';
 import { registerBuiltinControllers } from '@setpoint/controllers';
-import { parsePort } from '../flags.js';
+import { parseDuration, parsePort } from '../flags.js';
 import { createLogger } from '../logging.js';
 
 export interface ComponentFlags {
   kubeconfig?: string;
   leaderElect?: boolean;
+  leaderElectLeaseDuration: string;
+  leaderElectRenewDeadline: string;
+  leaderElectRetryPeriod: string;
   port: string;
   host: string;
   logLevel: string;
@@ -42,6 +45,9 @@ export function componentCommand(
     .description(spec.description)
     .option('--kubeconfig <file>', 'kubeconfig of the API server (default: KUBECONFIG or ~/.kube/config)')
     .option('--leader-elect', `campaign for the Lease kube-system/${spec.lease} so that one replica works at a time`)
+    .option('--leader-elect-lease-duration <duration>', 'how long followers wait before taking an unrenewed lease', '15s')
+    .option('--leader-elect-renew-deadline <duration>', 'how long the leader tries to renew before it stops leading', '10s')
+    .option('--leader-elect-retry-period <duration>', 'time between attempts to acquire or renew', '2s')
     .option('--port <n>', 'port for /healthz, /readyz and /metrics (0: any free port)', spec.port)
     .option('--host <address>', 'address for /healthz, /readyz and /metrics', '127.0.0.1')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
@@ -53,12 +59,15 @@ export function componentCommand(
 /** Runs one Manager-based component until SIGINT/SIGTERM. */
 export async function runComponent(name: string, flags: ComponentFlags, logger: Logger, register: (manager: Manager) => void): Promise<void> {
   const port = parsePort(flags.port);
+  const leaseDurationMs = parseDuration(flags.leaderElectLeaseDuration, '--leader-elect-lease-duration');
+  const renewDeadlineMs = parseDuration(flags.leaderElectRenewDeadline, '--leader-elect-renew-deadline');
+  const retryPeriodMs = parseDuration(flags.leaderElectRetryPeriod, '--leader-elect-retry-period');
   const client = await Client.fromKubeconfig({ ...(flags.kubeconfig ? { path: flags.kubeconfig } : {}), qps: 200, burst: 400 });
   const manager = new Manager({
     client,
     logger,
     httpAddress: { host: flags.host, port },
-    ...(flags.leaderElect ? { leaderElection: { name, namespace: 'kube-system' } } : {}),
+    ...(flags.leaderElect ? { leaderElection: { name, namespace: 'kube-system', leaseDurationMs, renewDeadlineMs, retryPeriodMs } } : {}),
   });
   register(manager);
   const signal = signalOnTermination();
