@@ -2,11 +2,13 @@
 import type { Manager } from '@setpoint/client';
 import { registerGarbageCollector } from './gc/index.js';
 import { registerNamespaceController } from './namespace/index.js';
+import { registerNodeLifecycleController } from './nodelifecycle/index.js';
 import { registerDeploymentController } from './deployment/index.js';
 import { registerReplicaSetController } from './replicaset/index.js';
 
 export * from './gc/index.js';
 export * from './namespace/index.js';
+export * from './nodelifecycle/index.js';
 export * from './replicaset/index.js';
 export * from './deployment/index.js';
 export * from './scheduler/index.js';
@@ -17,5 +19,6 @@ export function registerBuiltinControllers(manager: Manager): string[] {
   registerNamespaceController(manager);
   registerReplicaSetController(manager);
   registerDeploymentController(manager);
-  return ['garbage collector', 'namespaces', 'replicasets', 'deployments'];
+  registerNodeLifecycleController(manager);
+  return ['garbage collector', 'namespaces', 'replicasets', 'deployments', 'node lifecycle'];
 }

@@ -23,6 +23,7 @@ import {
   type KubeObject,
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
+import { addDefaultTolerations } from '../admission/tolerations.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
 import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
@@ -187,6 +188,8 @@ export class ResourceStorage {
     if (this.def.namespaced) await this.namespaceCheck(obj.metadata.namespace!, this.gr, obj.metadata.name ?? '');
     const generated = !obj.metadata.name && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
     this.def.strategy.defaults?.(obj);
+    // Mutating admission runs after defaulting, before validation (DefaultTolerationSeconds).
+    if (this.def.group === '' && this.def.resource === 'pods') addDefaultTolerations(obj);
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const meta = obj.metadata;
     dropEmptyMetadata(meta);
