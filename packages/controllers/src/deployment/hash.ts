@@ -36,12 +36,23 @@ export function safeEncodeString(s: string): string {
 }
 
 /** JSON with object keys sorted and undefined members dropped: equal values give equal text. */
+/** `value` without its null object members, recursively (null == absent, as for Go's structs). */
+export function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => withoutNulls(v)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = withoutNulls(v);
+  return out as T;
+}
+
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   const record = value as Record<string, unknown>;
+  // A null member is an absent one, as in Kubernetes' typed structs (kubectl sends
+  // `creationTimestamp: null` inside templates it copies).
   const keys = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
+    .filter((k) => record[k] !== undefined && record[k] !== null)
     .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
 }

@@ -4,6 +4,7 @@
  * Deployment's, ignoring the hash label), orderings, sums over a set, and the ReplicaSet a
  * Deployment's template makes. All pure: objects passed in are never modified.
  */
+import { withoutNulls } from './hash.js';
 import { jsonEqual, type Deployment, type LabelSelector, type PodTemplateSpec, type ReplicaSet } from '@setpoint/api';
 import { desiredReplicas, maxSurge } from './fenceposts.js';
 
@@ -115,7 +116,7 @@ export function availableReplicaCount(rss: readonly (ReplicaSet | undefined)[]):
 
 /** A template without the pod-template-hash label, empty label/annotation maps dropped (Semantic.DeepEqual treats nil and empty alike). */
 function withoutHash(template: PodTemplateSpec | undefined): PodTemplateSpec {
-  const t = template ?? {};
+  const t = withoutNulls(template ?? {});
   const meta = { ...t.metadata };
   if (meta.labels !== undefined) {
     const { [POD_TEMPLATE_HASH_LABEL]: _hash, ...labels } = meta.labels;
