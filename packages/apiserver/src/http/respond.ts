@@ -1,7 +1,8 @@
 /**
- * Responses: content negotiation (JSON whenever the client accepts it; YAML on request; 406 for
- * clients that accept neither) and errors as Status bodies, always with Content-Type
- * application/json. Nothing else in the server turns an error into HTTP.
+ * Responses: content negotiation (JSON whenever the client accepts it; YAML on request; a
+ * meta.k8s.io Table when asked with `;as=Table`; 406 for clients that accept neither) and errors
+ * as Status bodies, always with Content-Type application/json. Nothing else in the server turns an
+ * error into HTTP.
  */
 import { ApiError } from '@setpoint/api';
 import type { FastifyReply } from 'fastify';
@@ -9,17 +10,53 @@ import { stringify as toYaml } from 'yaml';
 
 export type Encoding = 'json' | 'yaml';
 
+/** What a response is: its encoding and, when the client asked for one, a meta.k8s.io Table. */
+export interface OutputMedia {
+  readonly encoding: Encoding;
+  /** The meta.k8s.io version of the Table asked for (`;as=Table;g=meta.k8s.io;v=v1`), if any. */
+  readonly table?: 'v1' | 'v1beta1';
+}
+
+/**
+ * The first media type in the Accept header this server can produce (JSON wins over YAML wherever
+ * it appears), or undefined when none. `as=Table;g=meta.k8s.io;v=v1|v1beta1` asks for a Table; a
+ * Table of another group or version is skipped, as kube-apiserver skips what it cannot serve.
+ * Other `as=` transforms are not served and read as the plain object.
+ */
+export function negotiateOutput(accept: string | undefined): OutputMedia | undefined {
+  if (accept === undefined || accept.trim() === '') return { encoding: 'json' };
+  let yaml: OutputMedia | undefined;
+  for (const part of accept.split(',')) {
+    const [rawMedia, ...rawParams] = part.split(';');
+    const media = rawMedia!.trim().toLowerCase();
+    const params = new Map<string, string>();
+    for (const p of rawParams) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    }
+    let table: OutputMedia['table'];
+    if (params.get('as') === 'Table') {
+      const version = params.get('v');
+      if (params.get('g') !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) continue;
+      table = version;
+    }
+    const chosen = (encoding: Encoding): OutputMedia => (table === undefined ? { encoding } : { encoding, table });
+    if (media === 'application/json' || media === '*/*' || media === 'application/*' || media === 'application/json-seq') return chosen('json');
+    if (media === 'application/yaml' || media === 'application/x-yaml' || media === 'text/yaml') yaml ??= chosen('yaml');
+  }
+  return yaml;
+}
+
 /** The encoding a response should use for this Accept header; throws NotAcceptable. */
 export function negotiate(accept: string | undefined): Encoding {
-  if (accept === undefined || accept.trim() === '') return 'json';
-  let yaml = false;
-  for (const part of accept.split(',')) {
-    const media = part.split(';')[0]!.trim().toLowerCase();
-    if (media === 'application/json' || media === '*/*' || media === 'application/*' || media === 'application/json-seq') return 'json';
-    if (media === 'application/yaml' || media === 'application/x-yaml' || media === 'text/yaml') yaml = true;
-  }
-  if (yaml) return 'yaml';
-  throw ApiError.notAcceptable(['application/json', 'application/yaml']);
+  return negotiateMedia(accept).encoding;
+}
+
+/** {@link negotiateOutput}, throwing ApiError NotAcceptable when nothing in Accept can be served. */
+export function negotiateMedia(accept: string | undefined): OutputMedia {
+  const media = negotiateOutput(accept);
+  if (media === undefined) throw ApiError.notAcceptable(['application/json', 'application/yaml']);
+  return media;
 }
 
 /** Sends `body` with `code` in the negotiated encoding. */

@@ -8,12 +8,13 @@ import { decodeBody } from '../http/body.js';
 import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import { parseBool } from '../http/requestinfo.js';
-import { negotiate, send, warningHeader, type Encoding } from '../http/respond.js';
+import { negotiateMedia, negotiateOutput, send, warningHeader, type OutputMedia } from '../http/respond.js';
 import type { ResourceDef } from '../registry/types.js';
 import { deleteObject } from '../storage/delete.js';
 import { patchObject, patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
 import { parseResourceVersion, type FieldValidation, type ResourceStorage, type WriteOptions } from '../storage/rest.js';
 import { bindPod, scaleOf, updateScale } from '../storage/subresources.js';
+import { listAsTable, objectAsTable, tableRequest, watchAsTables } from '../tables/index.js';
 import { parseFilter } from '../watchcache/filter.js';
 import { streamWatch } from './watch.js';
 
@@ -85,7 +86,11 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   const { storage } = ctx;
   const def = storage.def;
   const query = req.query as Query;
-  const encoding: Encoding = info.verb === 'watch' ? 'json' : negotiate(req.headers.accept);
+  // A watch streams JSON lines whatever Accept says (never a 406), yet honours a request for Tables.
+  const media: OutputMedia = info.verb === 'watch' ? { ...negotiateOutput(req.headers.accept), encoding: 'json' } : negotiateMedia(req.headers.accept);
+  const encoding = media.encoding;
+  const tableVersion = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? media.table : undefined;
+  const asTable = tableVersion !== undefined ? tableRequest(def, info.subresource, tableVersion, q(query, 'includeObject')) : undefined;
   const warnings: string[] = [];
   const finish = (code: number, body: unknown) => {
     if (warnings.length > 0) reply.header('Warning', warningHeader(warnings));
@@ -99,7 +104,8 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   switch (info.verb) {
     case 'get': {
       const obj = await storage.get(info.namespace, info.name);
-      return finish(200, sub === 'scale' ? scaleOf(obj, def.subresources!.scale!) : obj);
+      const body = sub === 'scale' ? scaleOf(obj, def.subresources!.scale!) : obj;
+      return finish(200, asTable ? objectAsTable(asTable, body, storage.clock.now()) : body);
     }
     case 'list': {
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));
@@ -115,7 +121,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
         ...(limit !== undefined ? { limit } : {}),
         ...(cont !== undefined ? { continue: cont } : {}),
       });
-      return finish(200, list);
+      return finish(200, asTable ? listAsTable(asTable, list, storage.clock.now()) : list);
     }
     case 'watch': {
       let fieldSelector = q(query, 'fieldSelector');
@@ -142,6 +148,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
           stopping: ctx.stopping,
           ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}),
           ...(ctx.onWatchLine ? { onLine: ctx.onWatchLine } : {}),
+          ...(asTable ? { encode: watchAsTables(asTable, () => storage.clock.now()) } : {}),
         });
       } finally {
         done?.();

@@ -17,6 +17,8 @@ export interface StreamOptions {
   readonly stopping: AbortSignal;
   /** Called per line sent (for metrics). */
   readonly onLine?: () => void;
+  /** Encodes a line for this watcher (e.g. as a Table); default: the line's shared JSON. */
+  readonly encode?: (line: WatchLine) => string;
 }
 
 /** Default watch timeout: kube-apiserver's minRequestTimeout of 1800 s, randomised up to twice that. */
@@ -48,7 +50,7 @@ export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queu
       if (result.done) break;
       if (res.destroyed) break;
       options.onLine?.();
-      if (!writeLine(res, result.value.toJSON())) {
+      if (!writeLine(res, options.encode ? options.encode(result.value) : result.value.toJSON())) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);
