@@ -17,6 +17,7 @@ export const allowedImports = {
   controllers: ['api', 'client'],
   'controllers:testing': ['api', 'client'],
   agent: ['api', 'client'],
+  'agent:testing': ['api', 'client'],
   dashboard: [],
   setpoint: ['*'],
   bench: ['*'],
@@ -45,6 +46,8 @@ function areaOf(file) {
     if (rel[1] === 'client' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'client:testing';
     // Controllers' tests run them against the in-process control plane of @setpoint/client/testing.
     if (rel[1] === 'controllers' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'controllers:testing';
+    // The agent's tests run it against the in-process control plane of @setpoint/client/testing.
+    if (rel[1] === 'agent' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'agent:testing';
     return rel[1];
   }
   if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];

@@ -3,6 +3,7 @@
  * Every command is in commands/; this file only registers them.
  */
 import { Command, CommanderError } from 'commander';
+import { registerAgent } from './commands/agent.js';
 import { registerControllerManager } from './commands/controller-manager.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerServer } from './commands/server.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerServer(program);
   registerControllerManager(program);
   registerSchedulerCommand(program);
+  registerAgent(program);
   return program;
 }
 

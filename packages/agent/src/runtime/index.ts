@@ -1,0 +1,9 @@
+/** Pod runtimes: the PodRuntime contract, the process runtime, the simulated runtime, and the pod status they report. */
+export { rfc3339, type ContainerObservation, type PodObservation, type PodRef, type PodRuntime } from './runtime.js';
+export { ProcessRuntime, type ProcessRuntimeOptions } from './process.js';
+export { SimulatedRuntime, type SimulatedRuntimeOptions } from './simulated.js';
+export { podStatus, podPhase, isTerminalPhase, type PodAddresses } from './status.js';
+export type { CrashLoopBackoffOptions } from './container.js';
+export { ContainerConfigError, containerArgv, containerEnv, expand, type ConfigSource } from './env.js';
+export { ContainerLog, containerLogPath, DEFAULT_MAX_LOG_BYTES } from './logs.js';
+export { markOf, podDir, type ContainerRecord, type PodRecord, type ProcessRun } from './records.js';

@@ -1,0 +1,272 @@
+/**
+ * ProcessRuntime: a PodRuntime that runs each container as a local process — the command and args
+ * (no shell), the environment of env.ts, the working directory under the pod's directory in the
+ * data dir, stdout and stderr to size-capped log files (logs.ts). The image is recorded in the
+ * status, never pulled; resource requests and limits are recorded, never enforced.
+ *
+ * Expected flow: as PodRuntime. `start()` reads the records a previous agent left (records.ts),
+ * adopts the processes still alive, and kills marked processes no record knows; pods are bound to
+ * their spec at their first `syncPod`, or killed by `killPod` when they no longer exist.
+ *
+ * Guarantees: init containers run one at a time, in order, each to success before the next; app
+ * containers start together once they all succeeded; a container never has two processes; nothing
+ * starts for a pod that is being killed. Every process leads its own process group, and stopping a
+ * container signals the whole group.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { realClock, silentLogger, type Clock, type Container, type Logger, type Pod, type Timer } from '@setpoint/api';
+import type { Client, DeepReadonly } from '@setpoint/client';
+import { ContainerRunner, type CrashLoopBackoffOptions } from './container.js';
+import { configSourceOf, containerArgv, containerEnv, type ConfigSource } from './env.js';
+import { ContainerLog, containerLogPath, DEFAULT_MAX_LOG_BYTES } from './logs.js';
+import {
+  isAlive,
+  MARK_ENV,
+  markOf,
+  markedGroupLeaders,
+  podDir,
+  readRecords,
+  removePodDir,
+  signalGroup,
+  writeContainerRecord,
+  writePodRecord,
+  type ContainerRecord,
+  type PodRecord,
+} from './records.js';
+import { rfc3339, type PodObservation, type PodRef, type PodRuntime } from './runtime.js';
+
+/** Options of a ProcessRuntime; each default is stated on its field. */
+export interface ProcessRuntimeOptions {
+  /** Reads the ConfigMaps and Secrets that env and envFrom name. */
+  readonly client: Pick<Client, 'configMaps' | 'secrets'>;
+  /** Where pods' records, logs and working directories live (created if missing). */
+  readonly dataDir: string;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** The pod IP reported, used by probes and the downward API. Default 127.0.0.1. */
+  readonly podIP?: string;
+  /** The host IP reported. Default 127.0.0.1. */
+  readonly hostIP?: string;
+  /** Crash-loop backoff. Default 10 s doubling to 5 min, reset after 10 min of running. */
+  readonly backoff?: CrashLoopBackoffOptions;
+  /** Size cap of one log file. Default 10 MiB. */
+  readonly maxLogBytes?: number;
+  /** How often log files are checked for rotation. Default 2000 ms. */
+  readonly logCheckIntervalMs?: number;
+  /** How often a process adopted after a restart is checked for life. Default 1000 ms. */
+  readonly adoptedPollMs?: number;
+  /** The environment every container starts from. Default { PATH } of the agent. */
+  readonly baseEnv?: Readonly<Record<string, string>>;
+}
+
+interface PodState {
+  readonly ref: PodRef;
+  readonly record: PodRecord;
+  /** What a previous agent recorded, until the pod is bound to its spec. */
+  recovered: ContainerRecord[];
+  init: ContainerRunner[];
+  containers: ContainerRunner[];
+  bound: boolean;
+  terminating?: Promise<void>;
+}
+
+/** A PodRuntime of local processes (see the file comment). */
+export class ProcessRuntime implements PodRuntime {
+  readonly dataDir: string;
+  readonly #o: ProcessRuntimeOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #source: ConfigSource;
+  readonly #mark: string;
+  readonly #podIP: string;
+  readonly #hostIP: string;
+  readonly #pods = new Map<string, PodState>();
+  #listener: (pod: PodRef) => void = () => {};
+  #logTimer: Timer | undefined;
+  #closed = false;
+
+  constructor(options: ProcessRuntimeOptions) {
+    this.#o = options;
+    this.dataDir = options.dataDir;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#source = configSourceOf(options.client);
+    this.#mark = markOf(options.dataDir);
+    this.#podIP = options.podIP ?? '127.0.0.1';
+    this.#hostIP = options.hostIP ?? '127.0.0.1';
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(join(this.dataDir, 'pods'), { recursive: true });
+    const { pods, skipped } = readRecords(this.dataDir);
+    for (const dir of skipped) this.#logger.warn({ dir }, 'unreadable pod record; its processes, if any, are killed as unknown');
+    const known = new Set<number>();
+    for (const { pod, containers } of pods) {
+      this.#pods.set(pod.uid, { ref: { namespace: pod.namespace, name: pod.name, uid: pod.uid }, record: pod, recovered: containers, init: [], containers: [], bound: false });
+      for (const c of containers) if (c.run !== undefined && isAlive(c.run)) known.add(c.run.pid);
+    }
+    for (const pid of markedGroupLeaders(this.#mark)) {
+      if (known.has(pid)) continue;
+      this.#logger.warn({ pid }, 'killing a process group of this data dir that no record knows');
+      signalGroup(pid, 'SIGKILL');
+    }
+    this.#logger.info({ pods: pods.length, processes: known.size }, 'process runtime started; recovered what a previous agent ran');
+    this.#scheduleLogCheck();
+  }
+
+  onChange(listener: (pod: PodRef) => void): void {
+    this.#listener = listener;
+  }
+
+  pods(): PodRef[] {
+    return [...this.#pods.values()].map((s) => s.ref);
+  }
+
+  podsNamed(namespace: string, name: string): PodRef[] {
+    return this.pods().filter((p) => p.namespace === namespace && p.name === name);
+  }
+
+  isTerminating(uid: string): boolean {
+    return this.#pods.get(uid)?.terminating !== undefined;
+  }
+
+  /** The current log file of a container of a pod this runtime holds (it may not exist yet). */
+  logPath(uid: string, container: string): string {
+    return containerLogPath(podDir(this.dataDir, uid), container);
+  }
+
+  async syncPod(pod: DeepReadonly<Pod>): Promise<PodObservation> {
+    const uid = pod.metadata.uid ?? '';
+    let state = this.#pods.get(uid);
+    if (state === undefined) {
+      const record: PodRecord = { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid, startTime: rfc3339(this.#clock.now()) };
+      writePodRecord(this.dataDir, record);
+      state = { ref: { namespace: record.namespace, name: record.name, uid }, record, recovered: [], init: [], containers: [], bound: false };
+      this.#pods.set(uid, state);
+    }
+    if (!state.bound) this.#bind(state, pod);
+    if (state.terminating === undefined && !this.#closed) {
+      const now = this.#clock.now();
+      const pending = state.init.find((r) => !r.succeeded);
+      if (pending !== undefined) {
+        if (pending.wantsStart(now)) await pending.start();
+      } else {
+        await Promise.all(state.containers.filter((r) => r.wantsStart(now)).map((r) => r.start()));
+      }
+    }
+    return this.#observe(state);
+  }
+
+  #observe(state: PodState): PodObservation {
+    const now = this.#clock.now();
+    const pending = state.init.findIndex((r) => !r.succeeded);
+    return {
+      initContainers: state.init.map((r, i) => r.observe(now, i > pending)),
+      containers: state.containers.map((r) => r.observe(now, pending >= 0)),
+      startTime: state.record.startTime,
+    };
+  }
+
+  /** Builds the pod's runners from its spec (or, for a pod that no longer exists, from its records alone). */
+  #bind(state: PodState, pod: DeepReadonly<Pod> | undefined): void {
+    const dir = podDir(this.dataDir, state.ref.uid);
+    const recovered = new Map(state.recovered.map((r) => [r.name, r]));
+    const reported = new Map([...(pod?.status?.initContainerStatuses ?? []), ...(pod?.status?.containerStatuses ?? [])].map((s) => [s.name, s]));
+    const runner = (spec: DeepReadonly<Container>, init: boolean): ContainerRunner => {
+      const record = recovered.get(spec.name);
+      const status = reported.get(spec.name);
+      return new ContainerRunner({
+        spec,
+        init,
+        restartPolicy: pod?.spec?.restartPolicy ?? 'Never',
+        podDir: dir,
+        podLabel: `${state.ref.name}_${state.ref.namespace}(${state.ref.uid})`,
+        log: new ContainerLog(containerLogPath(dir, spec.name), this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES),
+        clock: this.#clock,
+        logger: this.#logger.child({ pod: `${state.ref.namespace}/${state.ref.name}`, uid: state.ref.uid }),
+        ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
+        ...(this.#o.adoptedPollMs === undefined ? {} : { adoptedPollMs: this.#o.adoptedPollMs }),
+        prepare: async () => {
+          if (pod === undefined) throw new Error('the pod no longer exists');
+          const env = { ...this.#baseEnv(state.ref), ...(await containerEnv(spec, pod, this.#source, { podIP: this.#podIP, hostIP: this.#hostIP })), [MARK_ENV]: this.#mark };
+          return { argv: containerArgv(spec, env), env };
+        },
+        persist: (r) => writeContainerRecord(this.dataDir, state.ref.uid, r),
+        changed: () => {
+          if (!this.#closed) this.#listener(state.ref);
+        },
+        ...(record === undefined ? {} : { recovered: { record, ready: status?.ready === true, started: status?.started === true } }),
+        terminationGraceMs: Math.max(0, pod?.spec?.terminationGracePeriodSeconds ?? 30) * 1000,
+        probeHost: this.#podIP,
+        baseEnv: this.#baseEnv(state.ref),
+      });
+    };
+    if (pod !== undefined) {
+      state.init = (pod.spec?.initContainers ?? []).map((c) => runner(c, true));
+      state.containers = (pod.spec?.containers ?? []).map((c) => runner(c, false));
+    } else {
+      state.containers = state.recovered.map((r) => runner({ name: r.name }, r.init));
+    }
+    // A recovered container the spec does not name (a damaged record) is stopped, not reported.
+    const named = new Set([...state.init, ...state.containers].map((r) => r.name));
+    for (const r of state.recovered) if (!named.has(r.name)) void runner({ name: r.name }, r.init).kill(0);
+    state.recovered = [];
+    state.bound = true;
+  }
+
+  #baseEnv(ref: PodRef): Record<string, string> {
+    return { ...(this.#o.baseEnv ?? { PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' }), HOSTNAME: ref.name };
+  }
+
+  killPod(uid: string, gracePeriodMs: number): Promise<void> {
+    const state = this.#pods.get(uid);
+    if (state === undefined) return Promise.resolve();
+    const runners = () => [...state.containers, ...state.init];
+    if (state.terminating !== undefined) {
+      for (const r of runners()) void r.kill(gracePeriodMs); // a shorter grace period shortens the wait
+      return state.terminating;
+    }
+    if (!state.bound) this.#bind(state, undefined);
+    this.#logger.info({ pod: `${state.ref.namespace}/${state.ref.name}`, uid, gracePeriodMs }, 'killing the pod');
+    state.terminating = (async () => {
+      await Promise.all(runners().map((r) => r.kill(gracePeriodMs)));
+      for (const r of runners()) r.close();
+      await removePodDir(this.dataDir, uid);
+      this.#pods.delete(uid);
+    })();
+    return state.terminating;
+  }
+
+  /** Kills every pod this runtime holds (tests, or an agent told to leave nothing behind). */
+  async killAll(gracePeriodMs: number): Promise<void> {
+    await Promise.all([...this.#pods.keys()].map((uid) => this.killPod(uid, gracePeriodMs)));
+  }
+
+  #scheduleLogCheck(): void {
+    if (this.#closed) return;
+    this.#logTimer = this.#clock.setTimeout(() => {
+      void this.#rotateLogs().finally(() => this.#scheduleLogCheck());
+    }, this.#o.logCheckIntervalMs ?? 2000);
+  }
+
+  async #rotateLogs(): Promise<void> {
+    for (const state of this.#pods.values()) {
+      const dir = podDir(this.dataDir, state.ref.uid);
+      for (const r of [...state.init, ...state.containers]) {
+        if (!r.running) continue;
+        try {
+          await new ContainerLog(containerLogPath(dir, r.name), this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES).rotateIfNeeded();
+        } catch (err) {
+          this.#logger.warn({ err, container: r.name, uid: state.ref.uid }, 'log rotation failed; trying again at the next check');
+        }
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#logTimer?.cancel();
+    for (const state of this.#pods.values()) for (const r of [...state.init, ...state.containers]) r.close();
+  }
+}
