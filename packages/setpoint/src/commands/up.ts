@@ -30,7 +30,9 @@ export function registerUp(program: Command): void {
     .action(async (flags: UpFlags) => {
       const agents = wholeNumber(flags.agents, '--agents', 1);
       const simulated = wholeNumber(flags.simulateNodes, '--simulate-nodes');
-      const logger = createLogger(flags.logLevel);
+      // The console says what started and where; details go to a log file in the data dir.
+      const logFile = join(resolve(flags.dataDir), 'setpoint.log');
+      const logger = createLogger(flags.logLevel, logFile);
       const running = await startServer(flags, logger);
       // The controllers and the scheduler talk to the API server like any client, in this process.
       const client = new Client(running.connection, { qps: 500, burst: 1000 });
@@ -49,6 +51,7 @@ export function registerUp(program: Command): void {
       console.log(`setpoint: API server ready at ${running.server.url} (store: ${running.store.backend})`);
       console.log(`setpoint: controllers (${controllers.join(', ')}) and scheduler running`);
       console.log(`setpoint: export KUBECONFIG=${running.kubeconfigPath}`);
+      console.log(`setpoint: logs in ${logFile}`);
       if (agents > 0) console.log(`setpoint: node agent for ${nodeName} running pods as local processes`);
       if (simulated > 0) console.log(`setpoint: ${simulated} simulated nodes (sim-0 … sim-${simulated - 1})`);
       console.log('setpoint: press Ctrl-C to stop (pods keep running; the next up adopts them).');
