@@ -126,8 +126,11 @@ spec:
       const pods = await kubectl('get', 'pods', '-l', 'app=web', '-o', 'name');
       assert.equal(pods.trim().split('\n').length, 1, 'one pod, not a duplicate');
     } finally {
-      await kubectl('delete', 'deployment', 'web', '--wait=true', '--timeout=30s').catch(() => undefined);
       if (up !== undefined) {
+        // Pods outlive `up` by design: delete them and wait until their process is gone.
+        await kubectl('delete', 'deployment', 'web', '--cascade=foreground', '--timeout=30s').catch(() => undefined);
+        await waitFor('the pod to be gone', async () => (await kubectl('get', 'pods', '-l', 'app=web', '-o', 'name')).trim() === '', 30_000).catch(() => undefined);
+        await waitFor('the process to stop', async () => (await get().catch(() => undefined)) === undefined, 30_000).catch(() => undefined);
         up.child.kill('SIGINT');
         await up.exited;
       }
