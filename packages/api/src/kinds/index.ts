@@ -2,3 +2,4 @@
 export type * from './core.js';
 export type * from './workloads.js';
 export type * from './coordination.js';
+export type * from './apps.js';
