@@ -74,7 +74,4 @@ export interface PodRuntime {
   close(): Promise<void>;
 }
 
-/** RFC 3339 with seconds precision, UTC, as metav1.Time is written ("2026-11-29T15:47:44Z"). */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { rfc3339 } from '@setpoint/api';

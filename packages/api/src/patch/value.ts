@@ -37,21 +37,7 @@ export function cloneJson<T>(value: T): T {
   return value;
 }
 
-/** Structural equality of two JSON values; object key order does not matter, array order does. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => hasKey(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { jsonEqual } from '../util/json.js';
 
 /** What kind of JSON value this is: 'map', 'list', 'null' or 'scalar'. */
 export function kindOf(value: unknown): 'map' | 'list' | 'null' | 'scalar' {

@@ -13,6 +13,7 @@ import {
   OMIT_VALUE,
   isDNS1123Label,
   isQualifiedName,
+  jsonEqual,
   validateAnnotations,
   validateLabels,
   validateObjectName,
@@ -381,19 +382,8 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 
-/**
- * Deep equality of JSON values (Kubernetes' semantic equality for plain data): object keys in any
- * order, a key holding undefined equal to a missing key.
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
+/** Deep equality of JSON values (Kubernetes' semantic equality for plain data). */
+export const deepEqual = jsonEqual;
 
 function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');

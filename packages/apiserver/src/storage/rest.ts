@@ -17,6 +17,7 @@ import {
   nameFromGenerateName,
   nameIsDNSSubdomain,
   realClock,
+  rfc3339,
   type Clock,
   type GroupResource,
   type KubeList,
@@ -417,7 +418,4 @@ export function parseResourceVersion(rv: string): number {
   return n;
 }
 
-/** RFC 3339 in UTC with seconds precision, as Kubernetes writes metav1.Time. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export { rfc3339 };

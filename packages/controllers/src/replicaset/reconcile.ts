@@ -4,7 +4,7 @@
  * which batches, which pods to adopt or release and with which patch, what a new pod looks like,
  * and what the status says. Nothing here talks to the API; sync.ts carries the decisions out.
  */
-import { labelSelectorAsSelector, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '@setpoint/api';
+import { labelSelectorAsSelector, rfc3339, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '@setpoint/api';
 import { controllerOf, findCondition, removeCondition, setCondition, type Request } from '@setpoint/client';
 import { isPodActive, isPodAvailable, isPodReady, podAvailableAt } from './pods.js';
 
@@ -214,10 +214,7 @@ export function relatedPods(rs: ReplicaSet, replicaSets: readonly ReplicaSet[], 
   return out;
 }
 
-/** RFC 3339 in seconds, UTC, as the API writes times. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
+export { rfc3339 };
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -21,7 +21,7 @@
  * waits for bindings and status writes in flight, and removes its handlers; a new term starts
  * from the informers' caches again.
  */
-import { isApiError, realClock, silentLogger, type Clock, type Logger, type Namespace, type Node, type ObjectReference, type Pod } from '@setpoint/api';
+import { isApiError, realClock, rfc3339, silentLogger, type Clock, type Logger, type Namespace, type Node, type ObjectReference, type Pod } from '@setpoint/api';
 import { deletedObject, type Client, type EventHandlerRegistration, type EventRecorder, type Runnable, type SharedInformer } from '@setpoint/client';
 import { SchedulingAlgorithm } from './algorithm.js';
 import { ClusterCache } from './cache.js';
@@ -67,7 +67,6 @@ export interface SchedulerStats {
   errors: number;
 }
 
-const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class Scheduler implements Runnable {

@@ -4,7 +4,7 @@
  * the Lease's spec; every write carries the resourceVersion last read or written, so of two
  * candidates racing for the lease the API server lets one win and answers the other 409 Conflict.
  */
-import type { Lease, LeaseSpec, MicroTime } from '@setpoint/api';
+import { microTime, type Lease, type LeaseSpec, type MicroTime } from '@setpoint/api';
 
 /** The election state, as the lease's spec holds it (client-go's LeaderElectionRecord). */
 export interface LeaderElectionRecord {
@@ -58,8 +58,7 @@ export interface LeaseLockOptions {
 
 /** metav1.MicroTime on the wire for an epoch-ms instant: RFC 3339, six fractional digits, UTC. */
 export function formatMicroTime(ms: number): MicroTime {
-  // toISOString always writes milliseconds ("…00.123Z"); MicroTime wants microseconds.
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+  return microTime(ms);
 }
 
 /** The record a lease spec holds (client-go's LeaseSpecToLeaderElectionRecord). */
