@@ -16,6 +16,7 @@ import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type
 import { Compactor, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Authenticator, UserInfo } from './auth/index.js';
+import { CrdController } from './crd/controller.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
 import { MAX_BODY_BYTES } from './http/body.js';
 import { ApiMetrics } from './http/metrics.js';
@@ -74,6 +75,9 @@ export class ApiServer {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private compactor: Compactor | undefined;
+  private crdController: CrdController | undefined;
+  /** The kinds each CustomResourceDefinition (by name) is served as. */
+  private readonly customDefs = new Map<string, readonly ResourceDef[]>();
   private ready = false;
   private address = '';
 
@@ -127,6 +131,7 @@ export class ApiServer {
   async stop(): Promise<void> {
     this.ready = false;
     this.stopping.abort();
+    this.crdController?.stop();
     await this.compactor?.stop();
     for (const storage of this.storages.values()) storage.cache.stop();
     await this.app.close();
@@ -141,6 +146,7 @@ export class ApiServer {
     for (const def of this.registry.all()) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
     await this.bootstrap();
+    await this.startCrdController();
     if (this.options.compaction !== false) {
       this.compactor = new Compactor(store, { ...this.options.compaction, clock: this.clock, logger: this.logger });
       await this.compactor.start();
@@ -156,6 +162,52 @@ export class ApiServer {
   private addStorage(def: ResourceDef): void {
     const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, ...this.options.watchCache });
     this.storages.set(def, new ResourceStorage(def, this.options.store, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock));
+  }
+
+  /** Serves the kinds of stored CustomResourceDefinitions and follows their changes (when CRDs are served). */
+  private async startCrdController(): Promise<void> {
+    const def = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    const crds = def && this.storages.get(def);
+    if (crds === undefined) return;
+    this.crdController = new CrdController(
+      {
+        crds,
+        serve: (name, defs) => this.serveCustom(name, defs),
+        storageOf: (d) => this.storages.get(d),
+        builtinConflict: (group, resource, kind) => this.registry.all().some((d) => d.custom !== true && d.group === group && (d.resource === resource || d.kind === kind)),
+      },
+      { clock: this.clock, logger: this.logger },
+    );
+    await this.crdController.start();
+  }
+
+  /**
+   * Serves `defs` for the CRD `name` in place of what it served before: caches of kinds that stay
+   * (same group, version, resource, kind and scope) are kept, so their watches carry on; new kinds
+   * are served once their cache is primed; kinds that went are no longer served and their watches end.
+   */
+  private async serveCustom(name: string, defs: readonly ResourceDef[]): Promise<void> {
+    const old = this.customDefs.get(name) ?? [];
+    const same = (a: ResourceDef, b: ResourceDef) => a.group === b.group && a.version === b.version && a.resource === b.resource && a.kind === b.kind && a.namespaced === b.namespaced;
+    const fresh: ResourceStorage[] = [];
+    for (const def of defs) {
+      const kept = old.find((o) => same(o, def));
+      const cache = kept !== undefined ? this.storages.get(kept)!.cache : new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, ...this.options.watchCache });
+      const storage = new ResourceStorage(def, this.options.store, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock);
+      if (kept === undefined) fresh.push(storage);
+      this.storages.set(def, storage);
+    }
+    await Promise.all(fresh.map((s) => s.cache.start()));
+    for (const o of old) {
+      if (!defs.some((d) => same(o, d))) {
+        this.registry.remove(o.group, o.version, o.resource);
+        this.storages.get(o)?.cache.stop();
+      }
+      this.storages.delete(o);
+    }
+    for (const def of defs) this.registry.add(def);
+    if (defs.length === 0) this.customDefs.delete(name);
+    else this.customDefs.set(name, defs);
   }
 
   /** Namespace lifecycle admission: the namespace must exist and not be terminating. */

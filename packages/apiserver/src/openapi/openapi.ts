@@ -50,7 +50,9 @@ export class OpenApiDocuments {
 }
 
 /** The name of a kind's schema: io.k8s.api.core.v1.Pod, io.k8s.api.apps.v1.Deployment. */
-export function schemaName(def: Pick<ResourceDef, 'group' | 'version' | 'kind'>): string {
+export function schemaName(def: Pick<ResourceDef, 'group' | 'version' | 'kind' | 'custom'>): string {
+  // Custom resources are named by their reversed group: com.example.stable.v1.CronTab.
+  if (def.custom === true) return `${def.group.split('.').reverse().join('.')}.${def.version}.${def.kind}`;
   const group = def.group === '' ? 'core' : def.group.replace(/\.k8s\.io$/, '');
   return `io.k8s.api.${group}.${def.version}.${def.kind}`;
 }

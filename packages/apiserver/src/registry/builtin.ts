@@ -1,7 +1,8 @@
 /** The built-in kinds Setpoint serves. */
+import { crdResource } from '../crd/definition.js';
 import { coordinationResources } from './kinds/coordination.js';
 import { coreResources } from './kinds/core.js';
 import { workloadResources } from './kinds/workloads.js';
 import type { ResourceDef } from './types.js';
 
-export const builtinResources: readonly ResourceDef[] = [...coreResources, ...workloadResources, ...coordinationResources];
+export const builtinResources: readonly ResourceDef[] = [...coreResources, ...workloadResources, ...coordinationResources, crdResource];

@@ -19,6 +19,11 @@ export interface StrategyContext {
  * subresource separation, finalizers) are applied by the REST layer, not here.
  */
 export interface Strategy {
+  /**
+   * Drops what the kind does not keep (custom resources' pruning), on every write — create,
+   * update, patch and status — before defaulting and validation.
+   */
+  normalize?(obj: KubeObject): void;
   /** Fills defaults as Kubernetes' defaulting does (on create, update and patch, before validation). */
   defaults?(obj: KubeObject): void;
   /** Adjusts a new object before validation (e.g. a pod starts in phase Pending). */
@@ -78,6 +83,21 @@ export interface ResourceDef {
    * objects a node agent finishes (pods bound to a node).
    */
   readonly deletion?: 'immediate' | 'graceful';
+  /** A custom resource (defined by a CustomResourceDefinition): no strategic merge patch. */
+  readonly custom?: boolean;
+  /** Table columns from a CRD's additionalPrinterColumns (built-in kinds have printers of their own). */
+  readonly printerColumns?: readonly PrinterColumn[];
+}
+
+/** A column of `kubectl get`, read from each object by a simple JSONPath. */
+export interface PrinterColumn {
+  readonly name: string;
+  /** integer, number, string, boolean or date. */
+  readonly type: string;
+  readonly format?: string;
+  readonly description?: string;
+  readonly priority?: number;
+  readonly jsonPath: string;
 }
 
 /** "apps/v1" or "v1". */

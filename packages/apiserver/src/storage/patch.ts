@@ -41,8 +41,8 @@ export async function patchObject(
   patch: unknown,
   options: WriteOptions & { subresource?: string; strategic?: boolean } = {},
 ): Promise<KubeObject> {
-  if (type === 'apply' || (type === 'strategic' && options.strategic === false)) {
-    throw ApiError.unsupportedMediaType(acceptedPatchTypes(options.strategic !== false).filter((t) => t !== 'application/apply-patch+yaml' || type !== 'apply'));
+  if (type === 'apply' || (type === 'strategic' && (options.strategic === false || storage.def.custom === true))) {
+    throw ApiError.unsupportedMediaType(acceptedPatchTypes(options.strategic !== false && storage.def.custom !== true).filter((t) => t !== 'application/apply-patch+yaml' || type !== 'apply'));
   }
   checkPatchFields(storage, type, patch, options);
   const precondition = patchedResourceVersion(type, patch);

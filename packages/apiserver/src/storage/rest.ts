@@ -188,6 +188,7 @@ export class ResourceStorage {
     const ctx = this.ctx(namespace);
     if (this.def.namespaced) await this.namespaceCheck(obj.metadata.namespace!, this.gr, obj.metadata.name ?? '');
     const generated = !obj.metadata.name && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
+    this.def.strategy.normalize?.(obj);
     this.def.strategy.defaults?.(obj);
     // Mutating admission runs after defaulting, before validation (DefaultTolerationSeconds).
     if (this.def.group === '' && this.def.resource === 'pods') addDefaultTolerations(obj);
@@ -260,6 +261,7 @@ export class ResourceStorage {
   async write(namespace: string, name: string, next: KubeObject, old: KubeObject, kv: KeyValue, options: WriteOptions & { subresource?: string }): Promise<KubeObject> {
     const ctx = this.ctx(namespace);
     const status = options.subresource === 'status' || options.subresource === 'finalize';
+    this.def.strategy.normalize?.(next);
     if (!status) {
       this.def.strategy.defaults?.(next);
       this.def.strategy.prepareForUpdate?.(next, old, ctx);
@@ -405,9 +407,13 @@ export function blockingFinalizers(def: ResourceDef, obj: KubeObject): string[] 
   return [];
 }
 
-/** Whether unqualified finalizer names must be Kubernetes' standard ones (built-in groups but coordination.k8s.io). */
+/**
+ * Whether unqualified finalizer names must be Kubernetes' standard ones: built-in groups but
+ * coordination.k8s.io and apiextensions.k8s.io (whose CRDs carry customresourcecleanup.apiextensions.k8s.io),
+ * and not custom resources (validated by apimachinery's generic rules).
+ */
 function standardFinalizers(def: ResourceDef): boolean {
-  return def.group !== 'coordination.k8s.io';
+  return def.group !== 'coordination.k8s.io' && def.group !== 'apiextensions.k8s.io' && def.custom !== true;
 }
 
 /** Parses a resourceVersion query value; BadRequest unless it is a non-negative integer. */

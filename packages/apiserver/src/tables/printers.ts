@@ -4,8 +4,9 @@
  * additionalPrinterColumns).
  */
 import type { ResourceDef } from '../registry/types.js';
-import { ageColumn, nameColumn, str } from './columns.js';
+import { ageColumn, column, nameColumn, str } from './columns.js';
 import { configMapPrinter, eventPrinter, leasePrinter, namespacePrinter, secretPrinter, serviceAccountPrinter } from './core.js';
+import { customPrinter } from './custom.js';
 import { timestampSince } from './duration.js';
 import { nodePrinter } from './node.js';
 import { podPrinter } from './pod.js';
@@ -16,6 +17,12 @@ import { deploymentPrinter, replicaSetPrinter, scalePrinter } from './workloads.
 export const defaultPrinter: TablePrinter = {
   columns: [nameColumn(), ageColumn('date')],
   row: (obj, now) => ({ cells: [str(obj.metadata.name), timestampSince(obj.metadata.creationTimestamp, now)] }),
+};
+
+/** customresourcedefinitions: NAME and CREATED AT (the timestamp itself, as kubectl prints it). */
+export const crdPrinter: TablePrinter = {
+  columns: [nameColumn(), column('Created At', 'date', 'The time the definition was created.')],
+  row: (obj) => ({ cells: [str(obj.metadata.name), str(obj.metadata.creationTimestamp)] }),
 };
 
 /** Printers by "group/resource" ("" group for core). */
@@ -30,6 +37,7 @@ const printers: ReadonlyMap<string, TablePrinter> = new Map([
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
   ['coordination.k8s.io/leases', leasePrinter],
+  ['apiextensions.k8s.io/customresourcedefinitions', crdPrinter],
 ]);
 
 /**
@@ -37,7 +45,8 @@ const printers: ReadonlyMap<string, TablePrinter> = new Map([
  * the main resource print the kind. Never undefined: kinds without their own printer get
  * {@link defaultPrinter}.
  */
-export function printerFor(def: Pick<ResourceDef, 'group' | 'resource'>, subresource = ''): TablePrinter {
+export function printerFor(def: Pick<ResourceDef, 'group' | 'resource' | 'printerColumns'>, subresource = ''): TablePrinter {
   if (subresource === 'scale') return scalePrinter;
+  if (def.printerColumns !== undefined && def.printerColumns.length > 0) return customPrinter(def.printerColumns);
   return printers.get(`${def.group}/${def.resource}`) ?? defaultPrinter;
 }

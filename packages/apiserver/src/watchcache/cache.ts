@@ -84,6 +84,7 @@ export class WatchCache {
   private readonly watchers = new Set<Watcher>();
   private readonly byNamespace = new Map<string, Set<Watcher>>();
   private readonly freshWaiters = new Set<{ rv: number; resolve: () => void }>();
+  private readonly changeListeners = new Set<(obj: KubeObject) => void>();
   private readonly prefix: string;
   private readonly windowSize: number;
   private readonly maxQueued: number;
@@ -127,6 +128,20 @@ export class WatchCache {
     if (this.bookmarkTimer !== undefined) clearInterval(this.bookmarkTimer);
     for (const w of [...this.watchers]) w.queue.end();
     for (const waiter of this.freshWaiters) waiter.resolve();
+  }
+
+  /**
+   * Calls `listener` with every object the cache changes (deleted ones with their last state), and
+   * with every object after a relist. Listeners run synchronously; they should only take note.
+   */
+  onChange(listener: (obj: KubeObject) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** The objects cached now (frozen). */
+  snapshot(): KubeObject[] {
+    return [...this.objects.values()];
   }
 
   /** Number of objects cached. */
@@ -233,6 +248,7 @@ export class WatchCache {
       try {
         this.objects.clear();
         await this.load();
+        for (const listener of this.changeListeners) for (const obj of this.objects.values()) listener(obj);
         return;
       } catch (err) {
         if (this.stopped) return;
@@ -275,6 +291,7 @@ export class WatchCache {
       }
     }
     this.dispatch(cacheEvent);
+    for (const listener of this.changeListeners) listener(cacheEvent.object);
     this.advance(event.revision);
   }
 

@@ -1,0 +1,253 @@
+/**
+ * The API server's own controller for CustomResourceDefinitions: it makes what is served match the
+ * CRDs stored, level-triggered, and reports what it did in each CRD's status.
+ *
+ * Per CRD name (a key in a coalescing queue, retried with per-key backoff, resynced periodically):
+ * - absent: stop serving its kinds;
+ * - names conflict with another CRD or a built-in kind in the same group: serve nothing,
+ *   NamesAccepted=False;
+ * - otherwise: add the cleanup finalizer, serve every served version (side effect first), then
+ *   record NamesAccepted=True and Established=True, acceptedNames and storedVersions — the status
+ *   is written only when it changes;
+ * - being deleted: Terminating=True, delete every object of the kind, and once none is left stop
+ *   serving and remove the finalizer, which lets the CRD go.
+ */
+import { ApiError, Backoff, rfc3339, silentLogger, type Clock, type Condition, type CustomResourceDefinition, type KubeObject, type Logger, type Timer } from '@setpoint/api';
+import { isStoreError } from '@setpoint/store';
+import type { ResourceDef } from '../registry/types.js';
+import { deleteObject } from '../storage/delete.js';
+import { jsonEqual } from '../storage/equal.js';
+import type { ResourceStorage } from '../storage/rest.js';
+import { CRD_CLEANUP_FINALIZER, customResourceDefs, storageVersion } from './resources.js';
+
+/** What the controller needs from the API server. */
+export interface CrdHost {
+  /** The storage of customresourcedefinitions. */
+  readonly crds: ResourceStorage;
+  /** Serves `defs` for the CRD `name`, replacing what it served before ([] stops serving). */
+  serve(name: string, defs: readonly ResourceDef[]): Promise<void>;
+  /** The storage of a served kind. */
+  storageOf(def: ResourceDef): ResourceStorage | undefined;
+  /** Whether a built-in kind (not from a CRD) is served at group/resource or with group/kind. */
+  builtinConflict(group: string, resource: string, kind: string): boolean;
+}
+
+export interface CrdControllerOptions {
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  /** How often every CRD is looked at again. Default 60 s. */
+  readonly resyncMs?: number;
+  /** How often a terminating CRD checks whether its objects are gone. Default 1 s. */
+  readonly cleanupPollMs?: number;
+}
+
+export class CrdController {
+  private readonly pending = new Set<string>();
+  private readonly backoff = new Map<string, Backoff>();
+  private readonly timers = new Set<Timer>();
+  /** The spec (and therefore defs) each CRD is served with now. */
+  private readonly served = new Map<string, { spec: unknown; defs: readonly ResourceDef[] }>();
+  private draining: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly host: CrdHost,
+    private readonly options: CrdControllerOptions,
+  ) {
+    this.logger = (options.logger ?? silentLogger).child({ component: 'crd-controller' });
+  }
+
+  /** Serves every CRD already stored (before the server takes requests), then follows changes. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.host.crds.cache.onChange((obj) => this.enqueue(obj.metadata.name ?? ''));
+    for (const crd of this.host.crds.cache.snapshot()) this.pending.add(crd.metadata.name ?? '');
+    await this.drain();
+    this.scheduleResync();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) t.cancel();
+    this.timers.clear();
+  }
+
+  /** Resolves once the queue is empty (tests). */
+  async idle(): Promise<void> {
+    while (this.draining !== undefined) await this.draining;
+  }
+
+  enqueue(name: string): void {
+    if (this.stopped || name === '') return;
+    this.pending.add(name);
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.pending.size > 0) this.enqueue([...this.pending][0]!);
+    });
+  }
+
+  private after(ms: number, fn: () => void): void {
+    const timer = this.options.clock.setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private scheduleResync(): void {
+    this.after(this.options.resyncMs ?? 60_000, () => {
+      for (const crd of this.host.crds.cache.snapshot()) this.enqueue(crd.metadata.name ?? '');
+      for (const name of this.served.keys()) this.enqueue(name);
+      this.scheduleResync();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size > 0 && !this.stopped) {
+      const name = [...this.pending][0]!;
+      this.pending.delete(name);
+      try {
+        const retryAfter = await this.reconcile(name);
+        this.backoff.delete(name);
+        if (retryAfter !== undefined) this.after(retryAfter, () => this.enqueue(name));
+      } catch (err) {
+        let b = this.backoff.get(name);
+        if (b === undefined) this.backoff.set(name, (b = new Backoff({ initialMs: 100, maxMs: 10_000, clock: this.options.clock })));
+        const delay = b.next();
+        this.logger.warn({ err, crd: name, retryInMs: delay }, 'reconciling a CRD failed');
+        this.after(delay, () => this.enqueue(name));
+      }
+    }
+  }
+
+  /** One pass for one CRD; returns a delay after which to look again, if it must. */
+  private async reconcile(name: string): Promise<number | undefined> {
+    let crd: CustomResourceDefinition;
+    try {
+      crd = (await this.host.crds.get('', name)) as CustomResourceDefinition;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+      await this.unserve(name);
+      return undefined;
+    }
+    if (crd.metadata.deletionTimestamp !== undefined) return this.terminate(crd);
+
+    const conflict = this.namesConflict(crd);
+    if (conflict !== undefined) {
+      await this.unserve(name);
+      await this.writeStatus(crd, [this.condition(crd, 'NamesAccepted', 'False', conflict.reason, conflict.message), this.condition(crd, 'Established', 'False', 'NotAccepted', 'not all names are accepted')], false);
+      return undefined;
+    }
+    if (!(crd.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) {
+      crd = (await this.host.crds.update('', name, { ...crd, metadata: { ...crd.metadata, finalizers: [...(crd.metadata.finalizers ?? []), CRD_CLEANUP_FINALIZER] } })) as CustomResourceDefinition;
+    }
+    const current = this.served.get(name);
+    if (current === undefined || !jsonEqual(current.spec, crd.spec)) {
+      const defs = customResourceDefs(crd);
+      await this.host.serve(name, defs);
+      this.served.set(name, { spec: structuredClone(crd.spec), defs });
+      this.logger.info({ crd: name, versions: defs.map((d) => d.version) }, 'serving custom resource');
+    }
+    await this.writeStatus(
+      crd,
+      [this.condition(crd, 'NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'), this.condition(crd, 'Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted')],
+      true,
+    );
+    return undefined;
+  }
+
+  private async unserve(name: string): Promise<void> {
+    if (!this.served.has(name)) return;
+    await this.host.serve(name, []);
+    this.served.delete(name);
+    this.logger.info({ crd: name }, 'stopped serving custom resource');
+  }
+
+  /** Names another CRD (or a built-in kind) of the same group already uses. */
+  private namesConflict(crd: CustomResourceDefinition): { reason: string; message: string } | undefined {
+    const { group, names } = crd.spec;
+    if (this.host.builtinConflict(group, names.plural, names.kind)) return { reason: 'PluralConflict', message: `"${names.plural}" is already in use` };
+    for (const other of this.host.crds.cache.snapshot() as CustomResourceDefinition[]) {
+      if (other.metadata.name === crd.metadata.name || other.spec.group !== group) continue;
+      // The older CRD keeps its names.
+      if ((other.metadata.creationTimestamp ?? '') > (crd.metadata.creationTimestamp ?? '')) continue;
+      const taken = new Set([other.spec.names.plural, other.spec.names.singular, ...(other.spec.names.shortNames ?? [])]);
+      if (taken.has(names.plural)) return { reason: 'PluralConflict', message: `"${names.plural}" is already in use` };
+      if (names.singular !== undefined && taken.has(names.singular)) return { reason: 'SingularConflict', message: `"${names.singular}" is already in use` };
+      const short = names.shortNames?.find((s) => taken.has(s));
+      if (short !== undefined) return { reason: 'ShortNamesConflict', message: `"${short}" is already in use` };
+      if (other.spec.names.kind === names.kind) return { reason: 'KindConflict', message: `"${names.kind}" is already in use` };
+    }
+    return undefined;
+  }
+
+  /** Deletes the CRD's objects; once none is left, stops serving and lets the CRD go. */
+  private async terminate(crd: CustomResourceDefinition): Promise<number | undefined> {
+    const name = crd.metadata.name!;
+    if (!(crd.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) {
+      await this.unserve(name);
+      return undefined;
+    }
+    await this.writeStatus(crd, [this.condition(crd, 'Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress')], false);
+    const served = this.served.get(name);
+    const def = served?.defs.find((d) => d.version === storageVersion(crd)) ?? served?.defs[0];
+    const storage = def && this.host.storageOf(def);
+    if (storage !== undefined) {
+      const left = storage.cache.snapshot();
+      for (const obj of left) {
+        if (obj.metadata.deletionTimestamp !== undefined) continue;
+        try {
+          await deleteObject(storage, obj.metadata.namespace ?? '', obj.metadata.name!, { propagationPolicy: 'Background' });
+        } catch (err) {
+          if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+        }
+      }
+      if (left.length > 0) return this.options.cleanupPollMs ?? 1000;
+    }
+    await this.unserve(name);
+    const finalizers = (crd.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+    try {
+      await this.host.crds.update('', name, { ...crd, metadata: { ...crd.metadata, finalizers } });
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
+      if (isStoreError(err, 'Conflict') || (err instanceof ApiError && err.reason === 'Conflict')) return 0;
+      throw err;
+    }
+    return undefined;
+  }
+
+  /** A condition with its transition time kept when its status does not change. */
+  private condition(crd: CustomResourceDefinition, type: string, status: Condition['status'], reason: string, message: string): Condition {
+    const existing = crd.status?.conditions?.find((c) => c.type === type);
+    const kept = existing !== undefined && existing.status === status && existing.lastTransitionTime;
+    const lastTransitionTime = kept ? existing.lastTransitionTime! : rfc3339(this.options.clock.now());
+    return { type, status, lastTransitionTime, reason, message };
+  }
+
+  /** Writes conditions (and, when established, acceptedNames and storedVersions) if they change. */
+  private async writeStatus(crd: CustomResourceDefinition, conditions: Condition[], established: boolean): Promise<void> {
+    const status = structuredClone(crd.status ?? {});
+    const list = status.conditions ?? [];
+    for (const c of conditions) {
+      const i = list.findIndex((x) => x.type === c.type);
+      if (i < 0) list.push(c);
+      else list[i] = c;
+    }
+    status.conditions = list;
+    if (established) {
+      status.acceptedNames = structuredClone(crd.spec.names);
+      const stored = new Set(status.storedVersions ?? []);
+      stored.add(storageVersion(crd));
+      status.storedVersions = [...stored];
+    } else {
+      status.acceptedNames ??= { plural: '', kind: '' };
+      status.storedVersions ??= [];
+    }
+    if (jsonEqual(status, crd.status ?? {})) return;
+    await this.host.crds.update('', crd.metadata.name!, { ...crd, status } as KubeObject, { subresource: 'status' });
+  }
+}
+

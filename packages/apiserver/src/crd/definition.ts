@@ -1,0 +1,267 @@
+/**
+ * customresourcedefinitions (apiextensions.k8s.io/v1, cluster-scoped, with a status subresource):
+ * the kind that defines kinds. Defaulted and validated as Kubernetes validates a CRD, plus what
+ * Setpoint does not implement refused clearly: conversion webhooks and x-kubernetes-validations
+ * (CEL) rules.
+ */
+import { FieldError, isDNS1035Label, isDNS1123Subdomain, type CustomResourceDefinition, type KubeObject, type Schema } from '@setpoint/api';
+import { atomicStringList, booleanField, conditionsField, int32Field, kindSchema, objectField, stringField } from '../registry/schemas/meta.js';
+import type { ResourceDef } from '../registry/types.js';
+import { celRulePaths } from './structural.js';
+
+const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
+
+const namesSchema = objectField(
+  'Resource and kind names.',
+  {
+    categories: atomicStringList('Groupings the resource belongs to ("all").'),
+    kind: stringField('The serialised kind, CamelCase.'),
+    listKind: stringField('The serialised kind of lists; defaults to kind + "List".'),
+    plural: stringField('The plural name, lower case: the URL segment.'),
+    shortNames: atomicStringList('Short names for the CLI.'),
+    singular: stringField('The singular name, lower case; defaults to the lower-cased kind.'),
+  },
+  ['plural', 'kind'],
+);
+
+const openAPISchema: Schema = { type: 'object', description: 'An OpenAPI v3 structural schema.', 'x-kubernetes-preserve-unknown-fields': true };
+
+const versionSchema = objectField(
+  'One version of the custom resource.',
+  {
+    additionalPrinterColumns: {
+      type: 'array',
+      description: 'Columns `kubectl get` prints.',
+      items: objectField(
+        'A printer column.',
+        {
+          description: stringField('What the column shows.'),
+          format: stringField('An OpenAPI format for the column.'),
+          jsonPath: stringField('A simple JSONPath evaluated against each object.'),
+          name: stringField('The column header.'),
+          priority: int32Field('0 prints always; higher only with -o wide.'),
+          type: stringField('integer, number, string, boolean or date.'),
+        },
+        ['name', 'type', 'jsonPath'],
+      ),
+      'x-kubernetes-list-type': 'atomic',
+    },
+    deprecated: booleanField('Whether this version is deprecated.'),
+    deprecationWarning: stringField('The warning returned to clients of a deprecated version.'),
+    name: stringField('The version name, e.g. "v1".'),
+    schema: objectField('The schema of this version.', { openAPIV3Schema: openAPISchema }),
+    served: booleanField('Whether this version is served.'),
+    storage: booleanField('Whether objects are stored in this version (exactly one).'),
+    subresources: objectField('Subresources of this version.', {
+      scale: objectField(
+        'The scale subresource.',
+        {
+          labelSelectorPath: stringField('JSONPath of the serialised label selector, under .status or .spec.'),
+          specReplicasPath: stringField('JSONPath of the desired replicas, under .spec.'),
+          statusReplicasPath: stringField('JSONPath of the observed replicas, under .status.'),
+        },
+        ['specReplicasPath', 'statusReplicasPath'],
+      ),
+      status: { type: 'object', description: 'Enables the status subresource.', 'x-kubernetes-preserve-unknown-fields': true },
+    }),
+  },
+  ['name', 'served', 'storage'],
+);
+
+export const crdSchema: Schema = kindSchema({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  description: 'Defines a custom resource kind served by the API server.',
+  required: ['spec'],
+  properties: {
+    spec: objectField(
+      'The kind being defined.',
+      {
+        conversion: objectField('How versions convert; Setpoint serves "None".', {
+          strategy: stringField('None or Webhook.'),
+          webhook: { type: 'object', description: 'Conversion webhook (not supported).', 'x-kubernetes-preserve-unknown-fields': true },
+        }),
+        group: stringField('The API group, a DNS subdomain with at least one dot.'),
+        names: namesSchema,
+        preserveUnknownFields: booleanField('Deprecated; must be false.'),
+        scope: stringField('Namespaced or Cluster.'),
+        versions: { type: 'array', description: 'The versions served.', items: versionSchema, 'x-kubernetes-list-type': 'atomic' },
+      },
+      ['group', 'names', 'scope', 'versions'],
+    ),
+    status: objectField('The observed state of the definition.', {
+      acceptedNames: namesSchema,
+      conditions: conditionsField('Conditions: NamesAccepted, Established, Terminating.'),
+      storedVersions: atomicStringList('Versions objects have been stored in.'),
+    }),
+  },
+});
+
+function specOf(obj: KubeObject): CustomResourceDefinition['spec'] {
+  const spec = obj.spec;
+  return (typeof spec === 'object' && spec !== null ? spec : {}) as CustomResourceDefinition['spec'];
+}
+
+/** Kubernetes' defaults: conversion None, singular from kind, listKind kind + "List". */
+function defaultCrd(obj: KubeObject): void {
+  const spec = specOf(obj);
+  if (typeof obj.spec !== 'object' || obj.spec === null) return;
+  spec.conversion ??= { strategy: 'None' };
+  const names = spec.names as CustomResourceDefinition['spec']['names'] | undefined;
+  if (names && typeof names.kind === 'string' && names.kind !== '') {
+    names.singular ??= names.kind.toLowerCase();
+    names.listKind ??= `${names.kind}List`;
+  }
+}
+
+/** ValidateCustomResourceDefinition, the parts Setpoint serves. */
+export function validateCrd(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = specOf(obj);
+  const group = spec.group;
+  if (typeof group !== 'string' || group === '') errs.push(FieldError.required('spec.group'));
+  else {
+    for (const msg of isDNS1123Subdomain(group)) errs.push(FieldError.invalid('spec.group', group, msg));
+    if (group.split('.').length < 2) errs.push(FieldError.invalid('spec.group', group, 'should be a domain with at least one dot'));
+  }
+  if (spec.scope === undefined) errs.push(FieldError.required('spec.scope'));
+  else if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') errs.push(FieldError.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  errs.push(...validateNames(spec.names, 'spec.names'));
+  const plural = spec.names?.plural;
+  if (typeof plural === 'string' && typeof group === 'string' && obj.metadata.name !== `${plural}.${group}`) {
+    errs.push(FieldError.invalid('metadata.name', obj.metadata.name ?? '', 'must be spec.names.plural+"."+spec.group'));
+  }
+  const strategy = spec.conversion?.strategy;
+  if (strategy !== undefined && strategy !== 'None') errs.push(FieldError.notSupported('spec.conversion.strategy', strategy, ['None']));
+  if (spec.preserveUnknownFields === true) errs.push(FieldError.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  errs.push(...validateVersions(spec.versions));
+  return errs;
+}
+
+function validateNames(names: CustomResourceDefinition['spec']['names'] | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (typeof names !== 'object' || names === null) return [FieldError.required(path)];
+  const label = (field: string, value: unknown) => {
+    if (typeof value !== 'string' || value === '') return;
+    for (const msg of isDNS1035Label(value)) errs.push(FieldError.invalid(`${path}.${field}`, value, msg));
+  };
+  if (typeof names.plural !== 'string' || names.plural === '') errs.push(FieldError.required(`${path}.plural`));
+  label('plural', names.plural);
+  label('singular', names.singular);
+  names.shortNames?.forEach((s, i) => label(`shortNames[${i}]`, s));
+  for (const field of ['kind', 'listKind'] as const) {
+    const value = names[field];
+    if (field === 'kind' && (typeof value !== 'string' || value === '')) {
+      errs.push(FieldError.required(`${path}.kind`));
+      continue;
+    }
+    if (typeof value === 'string' && isDNS1035Label(value.toLowerCase()).length > 0) {
+      errs.push(FieldError.invalid(`${path}.${field}`, value, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'));
+    }
+  }
+  if (names.kind !== undefined && names.kind === names.listKind) errs.push(FieldError.invalid(`${path}.listKind`, names.listKind, 'kind and listKind may not be the same'));
+  return errs;
+}
+
+function validateVersions(versions: CustomResourceDefinition['spec']['versions'] | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Array.isArray(versions) || versions.length === 0) return [FieldError.required('spec.versions', 'must have exactly one version marked as storage version')];
+  const seen = new Set<string>();
+  let storage = 0;
+  versions.forEach((v, i) => {
+    const path = `spec.versions[${i}]`;
+    if (typeof v.name !== 'string' || v.name === '') errs.push(FieldError.required(`${path}.name`));
+    else {
+      for (const msg of isDNS1035Label(v.name)) errs.push(FieldError.invalid(`${path}.name`, v.name, msg));
+      if (seen.has(v.name)) errs.push(FieldError.duplicate(`${path}.name`, v.name));
+      seen.add(v.name);
+    }
+    if (v.storage === true) storage++;
+    const schema = v.schema?.openAPIV3Schema;
+    if (schema === undefined) errs.push(FieldError.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
+    else errs.push(...validateStructural(schema, `${path}.schema.openAPIV3Schema`));
+    errs.push(...validateColumns(v.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
+    const scale = v.subresources?.scale;
+    if (scale !== undefined) {
+      if (!/^\.spec\.[A-Za-z0-9_.]+$/.test(scale.specReplicasPath ?? '')) errs.push(FieldError.invalid(`${path}.subresources.scale.specReplicasPath`, scale.specReplicasPath ?? '', 'should be a json path under .spec'));
+      if (!/^\.status\.[A-Za-z0-9_.]+$/.test(scale.statusReplicasPath ?? '')) errs.push(FieldError.invalid(`${path}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath ?? '', 'should be a json path under .status'));
+      if (scale.labelSelectorPath !== undefined && !/^\.(spec|status)\.[A-Za-z0-9_.]+$/.test(scale.labelSelectorPath)) {
+        errs.push(FieldError.invalid(`${path}.subresources.scale.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+      }
+    }
+  });
+  if (storage !== 1) errs.push(FieldError.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+  return errs;
+}
+
+function validateColumns(columns: CustomResourceDefinition['spec']['versions'][number]['additionalPrinterColumns'], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  columns?.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    if (typeof c.name !== 'string' || c.name === '') errs.push(FieldError.required(`${p}.name`));
+    if (!COLUMN_TYPES.includes(c.type)) errs.push(FieldError.notSupported(`${p}.type`, c.type, COLUMN_TYPES));
+    if (typeof c.jsonPath !== 'string' || c.jsonPath === '') errs.push(FieldError.required(`${p}.jsonPath`));
+    else if (!c.jsonPath.startsWith('.')) errs.push(FieldError.invalid(`${p}.jsonPath`, c.jsonPath, 'must be a simple json path starting with .'));
+  });
+  return errs;
+}
+
+/** The structural schema rules, and what Setpoint refuses (CEL rules). */
+export function validateStructural(schema: Schema, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (schema.type !== 'object') errs.push(schema.type === undefined ? FieldError.required(`${path}.type`, 'must not be empty at the root') : FieldError.invalid(`${path}.type`, schema.type, 'must be object at the root'));
+  const meta = schema.properties?.metadata;
+  if (meta !== undefined) {
+    const extra = Object.keys(meta).filter((k) => !['type', 'description', 'properties'].includes(k));
+    const props = Object.keys(meta.properties ?? {}).filter((k) => k !== 'name' && k !== 'generateName');
+    if (extra.length > 0 || props.length > 0) errs.push(FieldError.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+  }
+  walkTypes(schema, path, true, errs);
+  for (const rule of celRulePaths(schema, path)) errs.push(FieldError.forbidden(rule, 'x-kubernetes-validations (CEL) rules are not supported by Setpoint'));
+  return errs;
+}
+
+function walkTypes(schema: Schema, path: string, root: boolean, errs: FieldError[]): void {
+  const open = schema['x-kubernetes-int-or-string'] === true || schema['x-kubernetes-preserve-unknown-fields'] === true;
+  if (!root && schema.type === undefined && !open) errs.push(FieldError.required(`${path}.type`, 'must not be empty for specified object fields'));
+  if (schema['x-kubernetes-list-type'] === 'map' && (schema['x-kubernetes-list-map-keys']?.length ?? 0) === 0) {
+    errs.push(FieldError.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
+  }
+  if (schema.type === 'array' && schema.items === undefined) errs.push(FieldError.required(`${path}.items`, 'must be specified'));
+  for (const [name, child] of Object.entries(schema.properties ?? {})) walkTypes(child, `${path}.properties[${name}]`, false, errs);
+  if (typeof schema.additionalProperties === 'object') walkTypes(schema.additionalProperties, `${path}.additionalProperties`, false, errs);
+  if (schema.items !== undefined) walkTypes(schema.items, `${path}.items`, false, errs);
+}
+
+function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = specOf(obj);
+  const was = specOf(old);
+  if (spec.group !== was.group) errs.push(FieldError.invalid('spec.group', spec.group ?? '', 'field is immutable'));
+  if (spec.scope !== was.scope) errs.push(FieldError.invalid('spec.scope', spec.scope ?? '', 'field is immutable'));
+  if (spec.names?.plural !== was.names?.plural) errs.push(FieldError.invalid('spec.names.plural', spec.names?.plural ?? '', 'field is immutable'));
+  return errs;
+}
+
+export const crdResource: ResourceDef = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  subresources: { status: true },
+  schema: crdSchema,
+  strategy: {
+    defaults: defaultCrd,
+    prepareForCreate: (obj) => {
+      delete obj.status;
+    },
+    validate: validateCrd,
+    validateUpdate: validateCrdUpdate,
+  },
+};
