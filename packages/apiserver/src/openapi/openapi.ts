@@ -94,7 +94,8 @@ function buildDocument(defs: ResourceDef[]): object {
     const patchBody = {
       required: true,
       content: Object.fromEntries(
-        ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'].map((t) => [
+        // kubectl apply sends a strategic merge patch only where the PATCH operation lists it (not for custom resources).
+        ['application/json-patch+json', 'application/merge-patch+json', ...(def.custom === true ? [] : ['application/strategic-merge-patch+json']), 'application/apply-patch+yaml'].map((t) => [
           t,
           { schema: { type: 'object' } },
         ]),
