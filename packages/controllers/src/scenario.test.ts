@@ -2,7 +2,8 @@
  * A user's session with kubectl against the control plane, with every built-in controller running
  * (registerBuiltinControllers: garbage collector, namespaces, ReplicaSets, Deployments) and the
  * fake node making pods Running and Ready: create a Deployment, scale it, roll a new image out and
- * back, delete Deployments with each cascade mode, and delete a namespace held by a finalizer.
+ * back, delete Deployments with each cascade mode, and delete a namespace held by a custom
+ * resource's finalizer.
  *
  * The steps run in order on one control plane and one manager. kubectl runs asynchronously (the API
  * server is in this process) with a kill deadline; every wait has a deadline; the manager, the
@@ -55,6 +56,29 @@ spec:
         image: ${OLD_IMAGE}
 `;
 }
+
+/** A namespaced custom resource kind, example.com/v1 Widget. */
+const widgetCrdYaml = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: string}
+`;
 
 const namespaceYaml = (name: string) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`;
 
@@ -280,23 +304,24 @@ describe('a kubectl session: Deployments, rollouts, cascading deletion, namespac
     await checkOrphans();
   });
 
-  it('kubectl delete namespace: content deleted, held by a finalizer until it is removed', async () => {
-    // The issue asks for a custom resource with a finalizer; CRDs are not served yet, so a
-    // ConfigMap carrying a finalizer of its own (example.com/hold) stands in for it.
+  it('kubectl delete namespace: content deleted, held by a custom resource\'s finalizer until it is removed', async () => {
+    await apply(widgetCrdYaml);
+    await kubectl('wait', '--for=condition=Established', '--timeout=10s', 'crd/widgets.example.com');
     await apply(
       [
         namespaceYaml('doomed'),
         deploymentYaml('doomed', 'site', 2),
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: doomed\n  finalizers:\n  - example.com/hold\ndata:\n  a: "1"\n',
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: held\n  namespace: doomed\n  finalizers:\n  - example.com/hold\nspec:\n  size: small\n',
       ].join('---\n'),
     );
     await kubectl('-n', 'doomed', 'rollout', 'status', 'deployment/site', '--timeout=60s');
     await waitPods('site', 2, OLD_IMAGE, 'doomed');
+    const widgets = cp.client.resource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
 
     await kubectl('delete', 'namespace', 'doomed', '--wait=false');
     const getNs = () => orAbsent(cp.client.namespaces().get('doomed'));
     const finalizersRemaining = (ns: Namespace | undefined) => ns?.status?.conditions?.find((c) => c.type === 'NamespaceFinalizersRemaining');
-    const held = await eventually('the namespace emptied but for the held ConfigMap', async () => {
+    const held = await eventually('the namespace emptied but for the held Widget', async () => {
       const ns = await getNs();
       if (ns?.status?.phase !== 'Terminating' || finalizersRemaining(ns)?.status !== 'True') return undefined;
       const [deployments, rss, pods] = await Promise.all([
@@ -308,14 +333,12 @@ describe('a kubectl session: Deployments, rollouts, cascading deletion, namespac
     });
     assert.equal(finalizersRemaining(held)?.reason, 'SomeFinalizerRemain');
     assert.match(finalizersRemaining(held)?.message ?? '', /example\.com\/hold in 1 resource instances/);
-    // `kubectl get namespace doomed` prints only NAME and AGE: the server has no Table (server-side
-    // printing) yet, so the phase is read with jsonpath.
-    assert.equal(await kubectl('get', 'namespace', 'doomed', '-o', 'jsonpath={.status.phase}'), 'Terminating');
-    const cm = await cp.client.configMaps().get('held', { namespace: 'doomed' });
-    assert.ok(cm.metadata.deletionTimestamp !== undefined, 'the ConfigMap is being deleted, held by its finalizer');
+    assert.match(await kubectl('get', 'namespace', 'doomed'), /^doomed\s+Terminating\s/m);
+    const widget = await widgets.get('held', { namespace: 'doomed' });
+    assert.ok(widget.metadata.deletionTimestamp !== undefined, 'the Widget is being deleted, held by its finalizer');
 
-    await kubectl('-n', 'doomed', 'patch', 'configmap', 'held', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+    await kubectl('-n', 'doomed', 'patch', 'widget', 'held', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
     await eventually('the namespace gone', async () => (await getNs()) === undefined);
-    assert.equal(await orAbsent(cp.client.configMaps().get('held', { namespace: 'doomed' })), undefined);
+    assert.equal(await orAbsent(widgets.get('held', { namespace: 'doomed' })), undefined);
   });
 });

@@ -186,7 +186,7 @@ function jsonRefs(refs: readonly OwnerReference[] | undefined): string {
 
 describe('garbage collector discovery refresh', () => {
   /*
-   * Custom resources cannot be added yet, so a kind "served later" is simulated: the collector's
+   * A kind "served later" simulated through the discovery option (the CRD test below is the real case): the collector's
    * discovery function (an option) first reports only ConfigMaps, then ConfigMaps and Secrets.
    * The refresh runs on a FakeClock, advanced by the test past discoveryIntervalMs.
    */
@@ -220,6 +220,51 @@ describe('garbage collector discovery refresh', () => {
       await eventually('the dependent of the absent owner to be collected', () =>
         cp.client.secrets().get('later-dep', { namespace: 'default' }).then(() => false, (err: unknown) => isApiError(err, 'NotFound')),
       );
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+});
+
+describe('garbage collector and custom resources', () => {
+  it('a CRD created while the collector runs joins at the next discovery; its objects are owners and dependents', async () => {
+    await using cp = await startControlPlane();
+    const clock = new FakeClock();
+    const manager = new Manager({ client: cp.client, gracefulShutdownMs: 2_000 });
+    const gc = registerGarbageCollector(manager, { clock, discoveryIntervalMs: 30_000 });
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    try {
+      await eventually('the first discovery', () => gc.collecting && clock.pending() > 0);
+      assert.ok(!gc.monitoredResources().some((r) => r.group === 'example.com'));
+      const crds = cp.client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
+      await crds.create({
+        metadata: { name: 'gizmos.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gizmos', kind: 'Gizmo' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      } as KubeObject);
+      const gizmos = cp.client.resource({ group: 'example.com', version: 'v1', resource: 'gizmos', kind: 'Gizmo', namespaced: true });
+      await eventually('the Gizmo kind to be served', () => gizmos.list({ namespace: 'default' }).then(() => true, () => false));
+
+      await clock.advance(30_000);
+      await eventually('Gizmos to be monitored', () => gc.monitoredResources().some((r) => r.group === 'example.com' && r.resource === 'gizmos'));
+      // A Gizmo owning a ConfigMap, and a Gizmo owned by a ConfigMap.
+      const owner = await gizmos.create({ metadata: { name: 'owner', namespace: 'default' } });
+      await cp.client.configMaps().create({ metadata: { name: 'owned-by-gizmo', namespace: 'default', ownerReferences: [ownerRef(owner)] } });
+      const cmOwner = await cp.client.configMaps().create({ metadata: { name: 'gizmo-owner', namespace: 'default' } });
+      await gizmos.create({ metadata: { name: 'owned', namespace: 'default', ownerReferences: [ownerRef(cmOwner)] } });
+      await eventually('the collector to see both owners', () => gc.graphHas(owner.metadata.uid!) && gc.graphHas(cmOwner.metadata.uid!));
+
+      await gizmos.delete('owner', { namespace: 'default' });
+      await cp.client.configMaps().delete('gizmo-owner', { namespace: 'default' });
+      const gone = (p: Promise<unknown>) => p.then(() => false, (err: unknown) => isApiError(err, 'NotFound'));
+      await eventually('the ConfigMap owned by the Gizmo to be collected', () => gone(cp.client.configMaps().get('owned-by-gizmo', { namespace: 'default' })));
+      await eventually('the Gizmo owned by the ConfigMap to be collected', () => gone(gizmos.get('owned', { namespace: 'default' })));
     } finally {
       stop.abort();
       await running;
