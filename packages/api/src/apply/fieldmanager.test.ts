@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApiError } from '../meta/errors.js';
+import type { KubeObject, ManagedFieldsEntry } from '../meta/types.js';
+import { FieldManager, LAST_APPLIED_ANNOTATION } from './fieldmanager.js';
+import { deploymentSchema } from './testdata.test-support.js';
+
+const T0 = '2026-01-01T00:00:00Z';
+const T1 = '2026-01-01T00:00:01Z';
+const T2 = '2026-01-01T00:00:02Z';
+
+const main = new FieldManager({ schema: deploymentSchema, apiVersion: 'apps/v1', kind: 'Deployment', scope: { except: ['status'] } });
+const status = new FieldManager({ schema: deploymentSchema, apiVersion: 'apps/v1', kind: 'Deployment', subresource: 'status', scope: { only: ['status'] } });
+
+function deployment(spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', ...metadata }, spec };
+}
+
+/** What the server adds on create: what the live object has besides what was applied. */
+function stored(obj: KubeObject): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: T0, generation: 1 } };
+}
+
+function entry(obj: KubeObject, manager: string, operation = 'Apply'): ManagedFieldsEntry | undefined {
+  return obj.metadata.managedFields?.find((e) => e.manager === manager && e.operation === operation);
+}
+
+function conflictOf(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ApiError, String(err));
+    return err;
+  }
+  assert.fail('expected a conflict');
+}
+
+const containers = (...items: Array<Record<string, unknown>>) => ({ template: { spec: { containers: items } } });
+
+describe('FieldManager.apply', () => {
+  test('an apply that creates records one Apply entry with the applied fields (metadata the server sets is not owned)', () => {
+    const obj = main.apply(undefined, deployment({ replicas: 2, ...containers({ name: 'nginx', image: 'nginx:1' }) }, { labels: { app: 'web' } }), { manager: 'kubectl', force: false, now: T0 });
+    assert.deepEqual(obj.metadata.managedFields, [
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'apps/v1',
+        time: T0,
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': { 'f:labels': { 'f:app': {} } },
+          'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } },
+        },
+      },
+    ]);
+    assert.equal((obj.spec as { replicas: number }).replicas, 2);
+  });
+
+  test('another manager applying the same value shares the field; a different value conflicts; force takes it', () => {
+    const live = stored(main.apply(undefined, deployment({ replicas: 2 }), { manager: 'kubectl', force: false, now: T0 }));
+    const shared = main.apply(live, deployment({ replicas: 2 }), { manager: 'other', force: false, now: T1 });
+    assert.deepEqual(entry(shared, 'other')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(entry(shared, 'kubectl')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+
+    const err = conflictOf(() => main.apply(live, deployment({ replicas: 3 }), { manager: 'other', force: false, now: T1 }));
+    assert.equal(err.code, 409);
+    assert.equal(err.reason, 'Conflict');
+    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas');
+    assert.deepEqual(err.details?.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl"', field: '.spec.replicas' }]);
+
+    const forced = main.apply(live, deployment({ replicas: 3 }), { manager: 'other', force: true, now: T1 });
+    assert.equal((forced.spec as { replicas: number }).replicas, 3);
+    assert.deepEqual(entry(forced, 'other')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.equal(entry(forced, 'kubectl'), undefined, 'the manager that owned nothing else is gone');
+  });
+
+  test('conflicts with several managers are grouped by manager, updaters named with their version', () => {
+    let live = stored(main.apply(undefined, deployment({ replicas: 2, paused: false }), { manager: 'a', force: false, now: T0 }));
+    const updated = { ...live, spec: { replicas: 2, paused: true, ...containers({ name: 'x', image: 'i' }) } };
+    live = { ...updated, metadata: { ...live.metadata, managedFields: main.update(live, updated, 'ctl', T1)! } };
+    const err = conflictOf(() => main.apply(live, deployment({ replicas: 5, paused: false, ...containers({ name: 'x', image: 'j' }) }), { manager: 'b', force: false, now: T2 }));
+    assert.equal(
+      err.message,
+      [
+        'Apply failed with 3 conflicts: conflicts with "a":',
+        '- .spec.replicas',
+        'conflicts with "ctl" using apps/v1:',
+        '- .spec.paused',
+        '- .spec.template.spec.containers[name="x"].image',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      err.details?.causes?.map((c) => `${c.message} ${c.field}`),
+      ['conflict with "a" .spec.replicas', 'conflict with "ctl" using apps/v1 .spec.paused', 'conflict with "ctl" using apps/v1 .spec.template.spec.containers[name="x"].image'],
+    );
+  });
+
+  test('a field dropped from the configuration goes unless another manager owns it', () => {
+    let live = stored(main.apply(undefined, deployment({ replicas: 2, paused: true }, { labels: { a: '1', b: '2' } }), { manager: 'kubectl', force: false, now: T0 }));
+    live = stored(main.apply(live, deployment({ paused: true }, { labels: { b: '2' } }), { manager: 'other', force: false, now: T1 }));
+    const next = main.apply(live, deployment({}, {}), { manager: 'kubectl', force: false, now: T2 });
+    assert.equal((next.spec as { replicas?: number }).replicas, undefined, 'replicas was only kubectl’s');
+    assert.equal((next.spec as { paused?: boolean }).paused, true, 'paused is also other’s');
+    assert.deepEqual(next.metadata.labels, { b: '2' });
+    assert.equal(next.metadata.name, 'web', 'metadata the server set stays');
+    assert.equal(next.metadata.uid, 'u-1');
+    // What kubectl applied now: an empty spec (owning .spec itself).
+    assert.deepEqual(entry(next, 'kubectl')?.fieldsV1, { 'f:spec': {} });
+  });
+
+  test('a list item dropped by its only applier goes; items of other managers stay, in place', () => {
+    let live = stored(main.apply(undefined, deployment(containers({ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' })), { manager: 'one', force: false, now: T0 }));
+    live = stored(main.apply(live, deployment(containers({ name: 'c', image: 'c:1' })), { manager: 'two', force: false, now: T1 }));
+    assert.deepEqual((live.spec as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers.map((c) => c.name), ['a', 'b', 'c']);
+    const next = main.apply(live, deployment(containers({ name: 'b', image: 'b:2' })), { manager: 'one', force: false, now: T2 });
+    assert.deepEqual((next.spec as { template: { spec: { containers: unknown[] } } }).template.spec.containers, [
+      { name: 'b', image: 'b:2' },
+      { name: 'c', image: 'c:1' },
+    ]);
+  });
+
+  test('an object without managedFields: updates keep it so; the first apply records its fields for before-first-apply', () => {
+    const live = stored(deployment({ replicas: 1, paused: false }));
+    assert.equal(main.update(live, { ...live, spec: { replicas: 4, paused: false } }, 'ctl', T1), undefined);
+    const err = conflictOf(() => main.apply(live, deployment({ replicas: 2 }), { manager: 'kubectl', force: false, now: T1 }));
+    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using apps/v1: .spec.replicas');
+    const same = main.apply(live, deployment({ replicas: 1 }), { manager: 'kubectl', force: false, now: T1 });
+    assert.deepEqual(
+      same.metadata.managedFields?.map((e) => [e.manager, e.operation]),
+      [
+        ['kubectl', 'Apply'],
+        ['before-first-apply', 'Update'],
+      ],
+    );
+    assert.deepEqual(entry(same, 'before-first-apply', 'Update')?.fieldsV1, { 'f:spec': { 'f:paused': {}, 'f:replicas': {} } });
+  });
+
+  test('kubectl taking over from client-side apply: fields whose values match last-applied do not conflict', () => {
+    const lastApplied = JSON.stringify(deployment({ replicas: 2, paused: false }));
+    const created = stored(deployment({ replicas: 2, paused: false }, { annotations: { [LAST_APPLIED_ANNOTATION]: lastApplied } }));
+    const live = { ...created, metadata: { ...created.metadata, managedFields: main.update(undefined, created, 'kubectl-client-side-apply', T0)! } };
+    // Someone else changed paused afterwards; last-applied no longer matches it.
+    const changed = { ...live, spec: { replicas: 2, paused: true } };
+    const live2 = { ...changed, metadata: { ...changed.metadata, managedFields: main.update(live, changed, 'editor', T1)! } };
+
+    const config = deployment({ replicas: 3 });
+    const next = main.apply(live2, config, { manager: 'kubectl', force: false, now: T2 });
+    assert.equal((next.spec as { replicas: number }).replicas, 3);
+    assert.equal(next.metadata.annotations?.[LAST_APPLIED_ANNOTATION], `${JSON.stringify(config)}\n`, 'the annotation follows the applied configuration');
+    assert.deepEqual(entry(next, 'kubectl')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+
+    // A field another manager changed since is still a conflict.
+    const err = conflictOf(() => main.apply(live2, deployment({ replicas: 3, paused: false }), { manager: 'kubectl', force: false, now: T2 }));
+    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "editor" using apps/v1: .spec.paused');
+    // Other managers get no such favour.
+    assert.throws(() => main.apply(live2, config, { manager: 'someone', force: false, now: T2 }), /conflict with "kubectl-client-side-apply" using apps\/v1: \.spec\.replicas/);
+  });
+
+  test('the configuration must be of the kind and version served, without managedFields', () => {
+    assert.throws(() => main.apply(undefined, { apiVersion: 'apps/v2', kind: 'Deployment', metadata: { name: 'web' } }, { manager: 'm', force: false, now: T0 }), /invalid object type: apps\/v2, Kind=Deployment/);
+    assert.throws(() => main.apply(undefined, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' } }, { manager: 'm', force: false, now: T0 }), /invalid object type: \/v1, Kind=Pod/);
+    assert.throws(() => main.apply(undefined, deployment({}, { managedFields: [] }), { manager: 'm', force: false, now: T0 }), /metadata.managedFields must be nil/);
+  });
+
+  test('status is not owned through the main resource; the status subresource owns only status', () => {
+    const obj = main.apply(undefined, { ...deployment({ replicas: 1 }), status: { replicas: 9 } }, { manager: 'm', force: false, now: T0 });
+    assert.deepEqual(entry(obj, 'm')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    const live = stored(obj);
+    const next = status.apply(live, { ...deployment({ replicas: 7 }), status: { replicas: 3 } }, { manager: 'ctl', force: false, now: T1 });
+    const e = next.metadata.managedFields?.find((x) => x.manager === 'ctl');
+    assert.deepEqual(e, { manager: 'ctl', operation: 'Apply', apiVersion: 'apps/v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:replicas': {} } }, subresource: 'status' });
+  });
+});
+
+describe('FieldManager.update', () => {
+  test('a create owns what it set; an update moves changed fields to its manager', () => {
+    const created = stored(deployment({ replicas: 1, ...containers({ name: 'a', image: 'x' }) }, { labels: { app: 'web' } }));
+    const fields = main.update(undefined, created, 'kubectl-create', T0)!;
+    assert.equal(fields.length, 1);
+    assert.deepEqual(fields[0], {
+      manager: 'kubectl-create',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      time: T0,
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { 'f:replicas': {}, 'f:template': { '.': {}, 'f:spec': { '.': {}, 'f:containers': { '.': {}, 'k:{"name":"a"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } },
+      },
+    });
+    const live = { ...created, metadata: { ...created.metadata, managedFields: fields } };
+    const next = { ...live, spec: { replicas: 5, ...containers({ name: 'a', image: 'x' }) } };
+    const after = main.update(live, next, 'scaler', T1)!;
+    assert.deepEqual(
+      after.map((e) => [e.manager, e.time, e.fieldsV1]),
+      [
+        ['kubectl-create', T0, { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:template': { '.': {}, 'f:spec': { '.': {}, 'f:containers': { '.': {}, 'k:{"name":"a"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } } }],
+        ['scaler', T1, { 'f:spec': { 'f:replicas': {} } }],
+      ],
+    );
+    // A write that changes nothing records nothing new.
+    const again = { ...next, metadata: { ...next.metadata, managedFields: after } };
+    assert.deepEqual(main.update(again, { ...again }, 'scaler', T2), after);
+  });
+
+  test('status writes are recorded with their subresource', () => {
+    const live = stored(main.apply(undefined, deployment({ replicas: 1 }), { manager: 'kubectl', force: false, now: T0 }));
+    const fields = status.update(live, { ...live, status: { replicas: 1 } }, 'controller', T1)!;
+    assert.deepEqual(fields.find((e) => e.manager === 'controller'), {
+      manager: 'controller',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      time: T1,
+      fieldsType: 'FieldsV1',
+      // The object had no status yet: the writer owns the status struct too.
+      fieldsV1: { 'f:status': { '.': {}, 'f:replicas': {} } },
+      subresource: 'status',
+    });
+  });
+
+  test('managedFields sent by the client replace the recorded ones; [] and [{}] clear them', () => {
+    const live = stored(main.apply(undefined, deployment({ replicas: 1 }), { manager: 'kubectl', force: false, now: T0 }));
+    assert.equal(main.update(live, { ...live, metadata: { ...live.metadata, managedFields: [{}] } }, 'm', T1), undefined);
+    assert.equal(main.update(live, { ...live, metadata: { ...live.metadata, managedFields: [] } }, 'm', T1), undefined);
+    const mine: ManagedFieldsEntry[] = [{ manager: 'mine', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }];
+    assert.deepEqual(main.update(live, { ...live, metadata: { ...live.metadata, managedFields: mine } }, 'm', T1), mine);
+    // Entries that cannot be decoded are ignored: the recorded ones stay.
+    const bad = [{ manager: 'x', operation: 'Sideways', apiVersion: 'apps/v1', fieldsType: 'FieldsV1' }] as unknown as ManagedFieldsEntry[];
+    assert.deepEqual(main.update(live, { ...live, metadata: { ...live.metadata, managedFields: bad } }, 'm', T1), live.metadata.managedFields);
+    // A subresource never takes managedFields from its body.
+    assert.deepEqual(status.update(live, { ...live, metadata: { ...live.metadata, managedFields: [{}] } }, 'm', T1), live.metadata.managedFields);
+  });
+
+  test('more than ten updaters: the oldest merge into ancient-changes', () => {
+    let live = stored(main.apply(undefined, deployment({ replicas: 0 }), { manager: 'kubectl', force: false, now: T0 }));
+    for (let i = 0; i < 12; i++) {
+      const next = { ...live, metadata: { ...live.metadata, labels: { ...live.metadata.labels, [`l${i}`]: 'x' } } };
+      live = { ...next, metadata: { ...next.metadata, managedFields: main.update(live, next, `m${String(i).padStart(2, '0')}`, `2026-01-01T00:00:${String(10 + i)}Z`)! } };
+    }
+    const updaters = live.metadata.managedFields!.filter((e) => e.operation === 'Update');
+    assert.equal(updaters.length, 10);
+    const ancient = updaters.find((e) => e.manager === 'ancient-changes');
+    assert.deepEqual(ancient?.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:l0': {}, 'f:l1': {}, 'f:l2': {} } } });
+    assert.ok(!updaters.some((e) => ['m00', 'm01', 'm02'].includes(e.manager!)));
+  });
+});
+
+describe('custom resources: structure only from x-kubernetes-list-type, list-map-keys, map-type', () => {
+  const schema = {
+    type: 'object' as const,
+    properties: {
+      apiVersion: { type: 'string' as const },
+      kind: { type: 'string' as const },
+      metadata: { type: 'object' as const },
+      spec: {
+        type: 'object' as const,
+        properties: {
+          items: {
+            type: 'array' as const,
+            'x-kubernetes-list-type': 'map' as const,
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object' as const, properties: { name: { type: 'string' as const }, size: { type: 'integer' as const } } },
+          },
+          tags: { type: 'array' as const, items: { type: 'string' as const } },
+          selector: { type: 'object' as const, additionalProperties: { type: 'string' as const }, 'x-kubernetes-map-type': 'atomic' as const },
+          config: { type: 'object' as const, 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+  };
+  const crd = new FieldManager({ schema, apiVersion: 'example.com/v1', kind: 'Widget' });
+  const widget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec });
+
+  test('keyed items merge between managers; lists without a list type and atomic maps are owned whole', () => {
+    let live = stored(crd.apply(undefined, widget({ items: [{ name: 'a', size: 1 }], tags: ['x'], selector: { k: 'v' }, config: { deep: { one: 1 } } }), { manager: 'first', force: false, now: T0 }));
+    live = stored(crd.apply(live, widget({ items: [{ name: 'b', size: 2 }], config: { deep: { two: 2 } } }), { manager: 'second', force: false, now: T1 }));
+    assert.deepEqual(live.spec, { items: [{ name: 'a', size: 1 }, { name: 'b', size: 2 }], tags: ['x'], selector: { k: 'v' }, config: { deep: { one: 1, two: 2 } } });
+    assert.deepEqual(entry(live, 'second')?.fieldsV1, {
+      // Keys of an untyped map are members themselves (they are not declared fields).
+      'f:spec': { 'f:items': { 'k:{"name":"b"}': { '.': {}, 'f:name': {}, 'f:size': {} } }, 'f:config': { 'f:deep': { '.': {}, 'f:two': {} } } },
+    });
+    assert.throws(() => crd.apply(live, widget({ tags: ['y'] }), { manager: 'second', force: false, now: T2 }), /conflict with "first": \.spec\.tags/);
+    assert.throws(() => crd.apply(live, widget({ selector: { k: 'v', l: 'w' } }), { manager: 'second', force: false, now: T2 }), /conflict with "first": \.spec\.selector/);
+    // Dropping its item and nested key removes only what "first" owned alone.
+    const next = crd.apply(live, widget({ tags: ['x'], selector: { k: 'v' } }), { manager: 'first', force: false, now: T2 });
+    assert.deepEqual(next.spec, { items: [{ name: 'b', size: 2 }], tags: ['x'], selector: { k: 'v' }, config: { deep: { two: 2 } } });
+  });
+});
