@@ -121,6 +121,11 @@ export class ContainerRunner {
     return this.#current !== undefined;
   }
 
+  /** The container's log files (a run is recorded while its process runs). */
+  get log(): ContainerLog {
+    return this.#o.log;
+  }
+
   /** Whether `start()` should be called now. */
   wantsStart(now: number): boolean {
     if (this.#stopping || this.#starting || this.#current !== undefined) return false;
@@ -153,6 +158,15 @@ export class ContainerRunner {
       return;
     }
     if (this.#stopping) return;
+    if (this.#everStarted) {
+      // The run before this one stays readable as the previous run (`kubectl logs --previous`).
+      try {
+        await this.#o.log.moveToPrevious();
+      } catch (err) {
+        this.#o.logger.warn({ container: this.name, err }, 'cannot move the last run\'s log aside; the new run appends to it');
+      }
+      if (this.#stopping) return;
+    }
     this.#waiting = undefined;
     this.#env = prepared.env;
     const [file, ...args] = prepared.argv as [string, ...string[]];
@@ -182,6 +196,7 @@ export class ContainerRunner {
     const procStart = processStartTime(pid);
     const run: ProcessRun = { pid, ...(procStart === undefined ? {} : { procStart }), startedAt: rfc3339(now), startedAtMs: now };
     child.unref();
+    this.#o.log.startRecording();
     this.#current = this.#makeCurrent(run, child, false, false);
     this.#persist();
     child.on('exit', (code, signal) => this.#onExit(run, code, signal === null ? undefined : signal));
@@ -255,6 +270,7 @@ export class ContainerRunner {
       signalRunGroup(current.run, 'SIGKILL'); // what the leader left behind goes with it
     }
     this.#current = undefined;
+    void this.#o.log.stopRecording();
     this.#before = this.#last;
     this.#last = terminated;
     this.#exitedAtMs = now;
@@ -299,6 +315,7 @@ export class ContainerRunner {
     if (run !== undefined && isAlive(run)) {
       const current = this.#makeCurrent(run, undefined, ready, started);
       this.#current = current;
+      this.#o.log.startRecording();
       const poll = () => {
         if (this.#current !== current) return;
         if (isAlive(run)) current.poll = this.#o.clock.setTimeout(poll, this.#o.adoptedPollMs ?? 1000);
@@ -362,6 +379,7 @@ export class ContainerRunner {
   /** Stops probes and timers; the process is left alone (the agent stops, the container runs on). */
   close(): void {
     this.#restartTimer?.cancel();
+    void this.#o.log.stopRecording();
     const current = this.#current;
     if (current === undefined) return;
     for (const probe of current.probes) probe.stop();
