@@ -9,6 +9,11 @@ export interface UserInfo {
   readonly name: string;
   readonly uid?: string;
   readonly groups: string[];
+  /**
+   * What the authenticator adds about the credential (Kubernetes' user.Info extra), e.g. the pod a
+   * ServiceAccount token is bound to: `authentication.kubernetes.io/pod-name`. Absent when none.
+   */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The identity in a client certificate the TLS layer has already verified against the CA. */
@@ -24,13 +29,18 @@ export interface AuthenticationHeaders {
   readonly authorization?: string | undefined;
 }
 
+/** The user an authenticator names, or undefined; now or, when it must look something up, later. */
+export type AuthenticationResult = UserInfo | undefined | Promise<UserInfo | undefined>;
+
 /** Names the user behind a request's credentials. */
 export interface Authenticator {
   /**
-   * The user the credentials prove, or undefined when they prove none: absent, malformed or
-   * unknown. Never throws for bad input. Each call returns a fresh object the caller may keep.
+   * The user the credentials prove, or undefined when they prove none: absent, malformed, unknown,
+   * expired or revoked. Never throws (nor rejects) for bad input. Each call returns a fresh object
+   * the caller may keep. Authenticators that only compare (tokens, certificates) answer at once;
+   * those that read objects (ServiceAccount tokens) answer with a promise.
    */
-  authenticate(headers: AuthenticationHeaders, clientCertificate?: ClientCertificateIdentity): UserInfo | undefined;
+  authenticate(headers: AuthenticationHeaders, clientCertificate?: ClientCertificateIdentity): AuthenticationResult;
 }
 
 /** The group every authenticated user belongs to. */
@@ -50,9 +60,16 @@ export class ClientCertificateAuthenticator implements Authenticator {
   }
 }
 
+/** `user` with system:authenticated among its groups (added last when missing). */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  return user.groups.includes(AUTHENTICATED_GROUP) ? user : { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+}
+
 /**
  * Tries each authenticator in order; the first that names a user wins. Declines when all do
  * (so an invalid token next to a valid client certificate still authenticates, as in Kubernetes).
+ * Every user it names is in system:authenticated (Kubernetes' AuthenticatedGroupAdder), whichever
+ * authenticator named it. Always answers with a promise.
  */
 export class UnionAuthenticator implements Authenticator {
   readonly #authenticators: readonly Authenticator[];
@@ -61,10 +78,10 @@ export class UnionAuthenticator implements Authenticator {
     this.#authenticators = [...authenticators];
   }
 
-  authenticate(headers: AuthenticationHeaders, clientCertificate?: ClientCertificateIdentity): UserInfo | undefined {
+  async authenticate(headers: AuthenticationHeaders, clientCertificate?: ClientCertificateIdentity): Promise<UserInfo | undefined> {
     for (const authenticator of this.#authenticators) {
-      const user = authenticator.authenticate(headers, clientCertificate);
-      if (user !== undefined) return user;
+      const user = await authenticator.authenticate(headers, clientCertificate);
+      if (user !== undefined) return withAuthenticatedGroup(user);
     }
     return undefined;
   }

@@ -9,11 +9,42 @@ export {
   issueClientCertificate,
 } from './certs.js';
 export type { CertificateAndKey, EnsureServingCertificatesOptions, IssueClientCertificateOptions, ServingCertificates } from './certs.js';
-export { AUTHENTICATED_GROUP, ClientCertificateAuthenticator, UnionAuthenticator } from './authenticator.js';
-export type { AuthenticationHeaders, Authenticator, ClientCertificateIdentity, UserInfo } from './authenticator.js';
+export { AUTHENTICATED_GROUP, ClientCertificateAuthenticator, UnionAuthenticator, withAuthenticatedGroup } from './authenticator.js';
+export type { AuthenticationHeaders, AuthenticationResult, Authenticator, ClientCertificateIdentity, UserInfo } from './authenticator.js';
+export { clientCertificateTlsOptions, verifiedClientCertificate } from './clientcert.js';
+export { loadTokenFile, parseTokenFile } from './tokenfile.js';
+export type { TokenFileEntry } from './tokenfile.js';
+export { ensureServiceAccountKeys, parsePublicKeys, serviceAccountKeyFiles } from './sakeys.js';
+export type { ServiceAccountKeys } from './sakeys.js';
+export {
+  DEFAULT_SERVICE_ACCOUNT_ISSUER,
+  SERVICE_ACCOUNTS_GROUP,
+  ServiceAccountTokens,
+  serviceAccountGroups,
+  serviceAccountUsername,
+} from './serviceaccount.js';
+export type { BoundObjectReader, BoundResource, IssuedToken, ServiceAccountTokenOptions, TokenBinding } from './serviceaccount.js';
+export {
+  COMPONENTS_DIR,
+  CONTROLLER_MANAGER_IDENTITY,
+  NODES_GROUP,
+  SCHEDULER_IDENTITY,
+  agentIdentity,
+  ensureComponentCredentials,
+  nodeUsername,
+} from './components.js';
+export type { ComponentCredential, ComponentIdentity, EnsureComponentCredentialsOptions } from './components.js';
 export { ADMIN_TOKEN_FILE, ADMIN_USER, TokenAuthenticator, ensureAdminToken, parseBearerToken } from './tokens.js';
 export type { TokenAuthenticatorOptions } from './tokens.js';
 export { renderKubeconfig, writeKubeconfig } from './kubeconfig.js';
+export {
+  KUBELET_CLIENT_COMMON_NAME,
+  ensureAgentServingCertificate,
+  ensureKubeletClientCertificate,
+  ensureKubeletToken,
+  kubeletCredentialFiles,
+} from './kubelet.js';
+export type { EnsureAgentServingCertificateOptions, EnsureKubeletClientCertificateOptions } from './kubelet.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
 export { CredentialsError } from './errors.js';
 export type { CredentialsErrorCode } from './errors.js';

@@ -1,17 +1,21 @@
 /**
- * The admin kubeconfig: what `setpoint up` writes to DATA/kubeconfig.yaml so that kubectl and
- * client libraries reach the server over TLS, trusting the cluster CA, with the admin token.
+ * Kubeconfigs: the admin kubeconfig `setpoint up` writes to DATA/kubeconfig.yaml so that kubectl
+ * and client libraries reach the server over TLS, trusting the cluster CA, with the admin token;
+ * and kubeconfigs of users and components with a client certificate of the cluster CA.
  */
 import { stringify } from 'yaml';
 import { writeFileAtomic } from './files.js';
+import type { CertificateAndKey } from './pki.js';
 
 export interface KubeconfigOptions {
   /** The API server's URL, e.g. `https://127.0.0.1:6443`. */
   readonly server: string;
   /** The cluster CA certificate, PEM; embedded base64-encoded as certificate-authority-data. */
   readonly caCert: string;
-  /** The bearer token of the user. */
-  readonly token: string;
+  /** The bearer token of the user. Give this or clientCertificate. */
+  readonly token?: string;
+  /** The user's client certificate and key (PEM), embedded as client-certificate-data and client-key-data. */
+  readonly clientCertificate?: CertificateAndKey;
   /** Default 'setpoint'. */
   readonly clusterName?: string;
   /** Default 'admin'. */
@@ -22,16 +26,24 @@ export interface KubeconfigOptions {
   readonly namespace?: string;
 }
 
+const base64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
+
 /**
- * The kubeconfig YAML (apiVersion v1, kind Config) with one cluster, one user (token), one context,
- * made current. Throws TypeError when `server` is not an http(s) URL, RangeError for an empty
- * token or (for https) a caCert that is not PEM. An http:// server (--insecure-http) needs no CA.
+ * The kubeconfig YAML (apiVersion v1, kind Config) with one cluster, one user (token or client
+ * certificate), one context, made current. Throws TypeError when `server` is not an http(s) URL,
+ * RangeError for an empty token, for both or neither of token and clientCertificate, for a client
+ * certificate or key that is not PEM, or (for https) a caCert that is not PEM. An http:// server
+ * (--insecure-http) needs no CA.
  */
 export function renderKubeconfig(options: KubeconfigOptions): string {
-  const { server, caCert, token, clusterName = 'setpoint', userName = 'admin', contextName = 'setpoint', namespace } = options;
+  const { server, caCert, token, clientCertificate, clusterName = 'setpoint', userName = 'admin', contextName = 'setpoint', namespace } = options;
   const url = new URL(server);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`server must be an http(s) URL, got ${server}`);
   if (token === '') throw new RangeError('kubeconfig token must not be empty');
+  if ((token === undefined) === (clientCertificate === undefined)) throw new RangeError('a kubeconfig user needs a token or a client certificate (one of them)');
+  if (clientCertificate !== undefined && (!clientCertificate.cert.includes('-----BEGIN CERTIFICATE-----') || !clientCertificate.key.includes('PRIVATE KEY-----'))) {
+    throw new RangeError('the client certificate and key must be PEM');
+  }
   const plain = url.protocol === 'http:';
   if (!plain && !caCert.includes('-----BEGIN CERTIFICATE-----')) throw new RangeError('caCert must be a PEM certificate');
   const config = {
@@ -41,10 +53,15 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
     clusters: [
       {
         name: clusterName,
-        cluster: plain ? { server } : { server, 'certificate-authority-data': Buffer.from(caCert, 'utf8').toString('base64') },
+        cluster: plain ? { server } : { server, 'certificate-authority-data': base64(caCert) },
       },
     ],
-    users: [{ name: userName, user: { token } }],
+    users: [
+      {
+        name: userName,
+        user: clientCertificate === undefined ? { token } : { 'client-certificate-data': base64(clientCertificate.cert), 'client-key-data': base64(clientCertificate.key) },
+      },
+    ],
     contexts: [
       {
         name: contextName,

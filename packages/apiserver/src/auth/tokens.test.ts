@@ -120,10 +120,14 @@ describe('ClientCertificateAuthenticator and UnionAuthenticator', () => {
     assert.equal(authn.authenticate({ authorization: 'Bearer x' }), undefined);
   });
 
-  it('takes the first authenticator that names a user', () => {
-    const union = new UnionAuthenticator([new ClientCertificateAuthenticator(), new TokenAuthenticator({ adminToken: 'secret' })]);
-    assert.equal(union.authenticate({ authorization: 'Bearer secret' })?.name, 'admin');
-    assert.equal(union.authenticate({ authorization: 'Bearer wrong' }, { commonName: 'alice', organizations: [] })?.name, 'alice');
-    assert.equal(union.authenticate({ authorization: 'Bearer wrong' }), undefined);
+  it('takes the first authenticator that names a user, and puts every user in system:authenticated', async () => {
+    const tokens = new TokenAuthenticator({ adminToken: 'secret', tokens: [['bob-token', { name: 'bob', groups: ['dev'] }]] });
+    const union = new UnionAuthenticator([new ClientCertificateAuthenticator(), tokens]);
+    assert.equal((await union.authenticate({ authorization: 'Bearer secret' }))?.name, 'admin');
+    assert.equal((await union.authenticate({ authorization: 'Bearer wrong' }, { commonName: 'alice', organizations: [] }))?.name, 'alice');
+    assert.equal(await union.authenticate({ authorization: 'Bearer wrong' }), undefined);
+    assert.deepEqual(await union.authenticate({ authorization: 'Bearer bob-token' }), { name: 'bob', groups: ['dev', 'system:authenticated'] });
+    const slow = { authenticate: async () => ({ name: 'later', groups: [] }) };
+    assert.deepEqual(await new UnionAuthenticator([tokens, slow]).authenticate({}), { name: 'later', groups: ['system:authenticated'] });
   });
 });

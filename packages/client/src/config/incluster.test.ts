@@ -33,6 +33,13 @@ describe('inClusterConfig', () => {
     assert.equal(config.namespace, undefined);
   });
 
+  it('reads the directory SETPOINT_SERVICE_ACCOUNT_DIR names (pods of Setpoint\'s process agent)', async () => {
+    const env = { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443', SETPOINT_SERVICE_ACCOUNT_DIR: dir };
+    const config = await inClusterConfig({ env });
+    assert.deepEqual(config, { server: 'https://127.0.0.1:6443', ca: CA, token: 'sa-token', tokenFile: paths.tokenPath, namespace: 'team-a' });
+    await assert.rejects(inClusterConfig({ env: { ...env, SETPOINT_SERVICE_ACCOUNT_DIR: join(dir, 'nowhere') } }), /nowhere\/token: the service account token is missing/);
+  });
+
   it('throws ConfigError outside a pod or without the service account files', async () => {
     await assert.rejects(inClusterConfig({ ...paths, env: {} }), (err: unknown) => err instanceof ConfigError && /KUBERNETES_SERVICE_HOST/.test(err.message));
     const env = { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' };

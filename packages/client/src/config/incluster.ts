@@ -2,22 +2,36 @@
  * inClusterConfig: the configuration of a process running in a pod, from the service account
  * Kubernetes mounts into every pod and the KUBERNETES_SERVICE_HOST/PORT the kubelet sets — as
  * client-go's rest.InClusterConfig reads them.
+ *
+ * Kubernetes mounts the service account at a fixed path in the container's file system
+ * (SERVICE_ACCOUNT_DIR). Setpoint's agent runs pods as plain processes sharing the host's file
+ * system, so it cannot put files there; it writes them into the pod's own directory and names it in
+ * SETPOINT_SERVICE_ACCOUNT_DIR, which this reader follows (clients that do not know the variable,
+ * such as client-go, keep looking at the fixed path).
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ClientConfig } from '../types.js';
 import { ConfigError } from './errors.js';
 
 /** Where a pod's service account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
+/**
+ * The environment variable naming the directory of the service account files (token, ca.crt,
+ * namespace) when it is not SERVICE_ACCOUNT_DIR: Setpoint's agent sets it in every pod it gives an
+ * identity to.
+ */
+export const SERVICE_ACCOUNT_DIR_ENV = 'SETPOINT_SERVICE_ACCOUNT_DIR';
+
 export interface InClusterOptions {
-  /** Default `${SERVICE_ACCOUNT_DIR}/token`. */
+  /** Default `<dir>/token`, where dir is $SETPOINT_SERVICE_ACCOUNT_DIR when set, else SERVICE_ACCOUNT_DIR. */
   readonly tokenPath?: string;
-  /** Default `${SERVICE_ACCOUNT_DIR}/ca.crt`. */
+  /** Default `<dir>/ca.crt`. */
   readonly caPath?: string;
-  /** Default `${SERVICE_ACCOUNT_DIR}/namespace`. */
+  /** Default `<dir>/namespace`. */
   readonly namespacePath?: string;
-  /** Where KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are read. Default process.env. */
+  /** Where KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT and SETPOINT_SERVICE_ACCOUNT_DIR are read. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -47,9 +61,10 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
       field: host === undefined || host === '' ? 'KUBERNETES_SERVICE_HOST' : 'KUBERNETES_SERVICE_PORT',
     });
   }
-  const tokenPath = options.tokenPath ?? `${SERVICE_ACCOUNT_DIR}/token`;
-  const caPath = options.caPath ?? `${SERVICE_ACCOUNT_DIR}/ca.crt`;
-  const namespacePath = options.namespacePath ?? `${SERVICE_ACCOUNT_DIR}/namespace`;
+  const dir = env[SERVICE_ACCOUNT_DIR_ENV] || SERVICE_ACCOUNT_DIR;
+  const tokenPath = options.tokenPath ?? join(dir, 'token');
+  const caPath = options.caPath ?? join(dir, 'ca.crt');
+  const namespacePath = options.namespacePath ?? join(dir, 'namespace');
   const token = (await readOptional(tokenPath))?.trim();
   if (token === undefined || token === '') throw new ConfigError('the service account token is missing or empty', { file: tokenPath });
   const ca = await readOptional(caPath);
