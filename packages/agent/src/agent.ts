@@ -4,16 +4,22 @@
  *
  * Expected flow: `await runAgent({ client, nodeName, dataDir, runtime, signal })` runs until
  * `signal` aborts, then resolves once everything it started has stopped. Pods keep running when the
- * agent stops (as with the kubelet): a new agent on the same data dir adopts them.
+ * agent stops (as with the kubelet): a new agent on the same data dir adopts them. With
+ * `kubeletServer`, the agent also serves its containers' logs to the API server (kubeletserver.ts)
+ * and reports that endpoint on its Node.
  */
 import { setMaxListeners } from 'node:events';
+import { isIP } from 'node:net';
 import { escapeFieldValue, realClock, silentLogger, type Clock, type Logger, type Node } from '@setpoint/api';
 import { builtin, Manager, type Client } from '@setpoint/client';
-import { NodeHeartbeat, type MachineInfo } from './node.js';
+import { startKubeletServer, type KubeletServer, type KubeletServerOptions } from './kubeletserver.js';
+import { machineInfo, NodeHeartbeat, type MachineInfo } from './node.js';
 import { addPodSync } from './podsync.js';
 import type { CrashLoopBackoffOptions } from './runtime/container.js';
+import { isContainerLogSource } from './runtime/logsource.js';
 import { ProcessRuntime } from './runtime/process.js';
 import type { PodRuntime } from './runtime/runtime.js';
+import { PodIdentities } from './runtime/serviceaccount.js';
 import { SimulatedRuntime } from './runtime/simulated.js';
 
 /** The options of runAgent; every interval has the kubelet's default. */
@@ -52,8 +58,30 @@ export interface AgentOptions {
   readonly podIP?: string;
   /** Pods reconciled at once. Default 4. */
   readonly concurrency?: number;
-  /** Reported as the node's daemonEndpoints.kubeletEndpoint. Default none. */
+  /** Reported as the node's daemonEndpoints.kubeletEndpoint when there is no kubeletServer. Default none. */
   readonly kubeletPort?: number;
+  /**
+   * Serve the containers' logs to the API server on this endpoint (needs a runtime that keeps logs:
+   * the process runtime); its port is reported as daemonEndpoints.kubeletEndpoint. Default none.
+   */
+  readonly kubeletServer?: KubeletServerOptions;
+  /**
+   * Give each pod of the process runtime its ServiceAccount identity: a token bound to the pod,
+   * refreshed before it expires, with ca.crt and namespace, in the pod's directory, and
+   * KUBERNETES_SERVICE_HOST/PORT (runtime/serviceaccount.ts). Needs a client that reaches the API
+   * server over https and trusts a CA of its own (what the pods' ca.crt is). Default: on when it
+   * does. true without one throws a TypeError.
+   */
+  readonly serviceAccountTokens?: boolean;
+}
+
+/** The pod identities the options ask for, or undefined. Throws a TypeError for `serviceAccountTokens: true` without https and a CA. */
+function makeIdentities(options: AgentOptions, clock: Clock, logger: Logger): PodIdentities | undefined {
+  const { server, ca } = options.client.config;
+  const possible = server.startsWith('https:') && ca !== undefined;
+  if (options.serviceAccountTokens === true && !possible) throw new TypeError('runAgent: ServiceAccount tokens need a client that reaches the API server over https with a CA of its own');
+  if (options.serviceAccountTokens === false || !possible) return undefined;
+  return new PodIdentities({ client: options.client, server, ca, clock, logger: logger.child({ component: 'identities' }) });
 }
 
 /** The runtime the options ask for. Throws a TypeError when 'process' has no dataDir. */
@@ -62,6 +90,7 @@ function makeRuntime(options: AgentOptions, clock: Clock, logger: Logger): PodRu
   if (typeof kind === 'object') return kind;
   if (kind === 'simulated') return new SimulatedRuntime({ clock, ...(options.readyDelayMs === undefined ? {} : { readyDelayMs: options.readyDelayMs }) });
   if (options.dataDir === undefined || options.dataDir === '') throw new TypeError('runAgent: the process runtime needs a dataDir');
+  const identities = makeIdentities(options, clock, logger);
   return new ProcessRuntime({
     client: options.client,
     dataDir: options.dataDir,
@@ -70,6 +99,7 @@ function makeRuntime(options: AgentOptions, clock: Clock, logger: Logger): PodRu
     ...(options.podIP === undefined ? {} : { podIP: options.podIP, hostIP: options.podIP }),
     ...(options.crashLoopBackoff === undefined ? {} : { backoff: options.crashLoopBackoff }),
     ...(options.maxLogBytes === undefined ? {} : { maxLogBytes: options.maxLogBytes }),
+    ...(identities === undefined ? {} : { identities }),
   });
 }
 
@@ -82,7 +112,22 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   const clock = options.clock ?? realClock;
   const logger = (options.logger ?? silentLogger).child({ node: options.nodeName });
   const runtime = makeRuntime(options, clock, logger);
+  if (options.kubeletServer !== undefined && !isContainerLogSource(runtime)) throw new TypeError('runAgent: kubeletServer needs a runtime that keeps container logs (the process runtime)');
   await runtime.start();
+  let endpoint: KubeletServer | undefined;
+  if (options.kubeletServer !== undefined && isContainerLogSource(runtime)) {
+    try {
+      endpoint = await startKubeletServer(runtime, options.kubeletServer, logger.child({ component: 'endpoint' }));
+    } catch (err) {
+      await runtime.close();
+      throw err;
+    }
+  }
+  // A specific listen address is where the API server must connect: report it as the InternalIP.
+  const host = options.kubeletServer?.host;
+  const address = host !== undefined && isIP(host) !== 0 && host !== '0.0.0.0' && host !== '::' ? host : undefined;
+  const machine = address === undefined ? options.machine : { ...(options.machine ?? { ...machineInfo(), hostname: options.nodeName }), address };
+  const kubeletPort = endpoint?.port ?? options.kubeletPort;
   setMaxListeners(0, options.signal);
   const manager = new Manager({ client: options.client, clock, logger, gracefulShutdownMs: 5000 });
   const nodeCache = manager.reader<Node>(builtin.nodes, { fieldSelector: `metadata.name=${escapeFieldValue(options.nodeName)}` });
@@ -92,9 +137,9 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     clock,
     logger,
     nodeCache,
-    ...(options.machine === undefined ? {} : { machine: options.machine }),
+    ...(machine === undefined ? {} : { machine }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
-    ...(options.kubeletPort === undefined ? {} : { kubeletPort: options.kubeletPort }),
+    ...(kubeletPort === undefined ? {} : { kubeletPort }),
     ...(options.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: options.leaseDurationSeconds }),
     ...(options.leaseRenewIntervalMs === undefined ? {} : { leaseRenewIntervalMs: options.leaseRenewIntervalMs }),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
@@ -115,6 +160,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   try {
     await manager.start(options.signal);
   } finally {
+    await endpoint?.close();
     await runtime.close();
     logger.info({}, 'node agent stopped; its pods keep running');
   }

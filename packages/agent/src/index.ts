@@ -3,6 +3,7 @@
  * to it, as local processes or simulated; and many simulated nodes in one process.
  */
 export { runAgent, type AgentOptions } from './agent.js';
+export { startKubeletServer, KUBELET_CLIENT_COMMON_NAME, type KubeletServer, type KubeletServerOptions } from './kubeletserver.js';
 export { runSimulatedNodes, simulatedMachine, concurrencyLimit, SIMULATED_NODE_LABEL, type SimulatedNodesOptions } from './simulated.js';
 export {
   NodeHeartbeat,

@@ -1,7 +1,11 @@
 /** @setpoint/apiserver: the Kubernetes REST API over a Setpoint store. */
 export { ApiServer, KUBERNETES_VERSION, type ApiServerOptions } from './server.js';
+export type { KubeletClientOptions } from './routes/podlog.js';
 export * from './auth/index.js';
+export { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes } from './authz/index.js';
+export type { AuthorizationMode, AuthorizationOptions } from './authz/index.js';
 export { Registry } from './registry/registry.js';
 export { builtinResources } from './registry/builtin.js';
+export { PROTOBUF_MEDIA_TYPE, decodeProtobuf, encodeProtobuf } from './http/protobuf/index.js';
 export * from './registry/types.js';
 export type { WatchCacheOptions } from './watchcache/cache.js';

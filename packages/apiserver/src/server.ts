@@ -7,26 +7,38 @@
  * watches cleanly, and stops the caches; it does not close the store (its owner does).
  *
  * Guarantees: every error is a Status with Content-Type application/json; requests without valid
- * credentials get 401 (except /livez, /readyz, /healthz and /version, and /metrics from loopback).
+ * credentials (bearer token, ServiceAccount token, or client certificate of the CA) get a bare 401
+ * Unauthorized Status that never says why (except /livez, /readyz, /healthz and /version, and
+ * /metrics from loopback). With an authenticator, authenticated requests are then authorized
+ * (authz/: system:masters, Node, RBAC, with the default roles ensured at start) and refused with
+ * Kubernetes' 403 before anything is read or written.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type KubeObject, type Logger } from '@setpoint/api';
-import { Compactor, type Store } from '@setpoint/store';
+import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Authenticator, UserInfo } from './auth/index.js';
+import { verifiedClientCertificate, clientCertificateTlsOptions } from './auth/clientcert.js';
+import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
+import { Authorization, requestAttributes, type AuthorizationOptions } from './authz/index.js';
+import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptions } from './auth/serviceaccount.js';
 import { CrdController } from './crd/controller.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
-import { MAX_BODY_BYTES } from './http/body.js';
+import { MAX_BODY_BYTES, decodeBody } from './http/body.js';
 import { ApiMetrics } from './http/metrics.js';
-import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
-import { send, sendError } from './http/respond.js';
+import { hasProtobufMessage } from './http/protobuf/index.js';
+import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './http/requestinfo.js';
+import { negotiateMedia, send, sendError } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/openapi.js';
 import { builtinResources } from './registry/builtin.js';
 import { Registry } from './registry/registry.js';
-import type { ResourceDef } from './registry/types.js';
+import { groupVersion, type ResourceDef } from './registry/types.js';
+import { handlePodLog, type KubeletClientOptions } from './routes/podlog.js';
 import { handleResource, notFoundPath } from './routes/resources.js';
+import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
+import { handleTokenRequest } from './routes/tokenrequest.js';
 import { objectKey } from './storage/codec.js';
 import { ResourceStorage } from './storage/rest.js';
 import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
@@ -40,17 +52,41 @@ export interface ApiServerOptions {
   readonly host?: string;
   /** Default 6443; 0 picks a free port. */
   readonly port?: number;
-  /** Serve HTTPS with this certificate; without it, plain HTTP (tests, --insecure-http). */
-  readonly tls?: { readonly cert: string; readonly key: string };
-  /** Who may call the API. Without one, every request is served as an anonymous admin (tests only). */
+  /**
+   * Serve HTTPS with this certificate; without it, plain HTTP (tests, --insecure-http). With
+   * `clientCA` (PEM), clients are asked for a certificate, and one this CA signed authenticates its
+   * CN as user and its Os as groups (auth/clientcert.ts).
+   */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly clientCA?: string };
+  /**
+   * Who may call the API (ServiceAccount tokens are always accepted besides). Without one, every
+   * request is served as an anonymous admin (tests only).
+   */
   readonly authenticator?: Authenticator;
+  /**
+   * ServiceAccount tokens (issued by serviceaccounts/token, accepted as bearer tokens): their keys
+   * (ensureServiceAccountKeys), issuer and audiences. Default: a key pair made at start and kept in
+   * memory only, so tokens die with the server (tests).
+   */
+  readonly serviceAccountTokens?: Omit<ServiceAccountTokenOptions, 'clock' | 'logger'>;
   /** The kinds served. Default: the built-in kinds. */
   readonly resources?: readonly ResourceDef[];
-  /** Store compaction; false disables it. Default: every 5 minutes, keeping 1,000 revisions. */
-  readonly compaction?: { readonly intervalMs?: number; readonly retainRevisions?: number } | false;
+  /**
+   * Store compaction; false disables it. Default: every 5 minutes, keeping 1,000 revisions. With
+   * `leadership` (several API servers on one etcd: EtcdStore.election), only the leader compacts.
+   */
+  readonly compaction?: Pick<CompactorOptions, 'intervalMs' | 'retainRevisions' | 'leadership'> | false;
   readonly watchCache?: WatchCacheOptions;
   /** The version the server reports as its own build (gitVersion stays Kubernetes-shaped). */
   readonly setpointVersion?: string;
+  /** How to reach node agents for pods/log (routes/podlog.ts). Without it, pods/log answers 503. */
+  readonly kubeletClient?: KubeletClientOptions;
+  /**
+   * How authenticated requests are authorized (authz/): default the modes Node and RBAC, with the
+   * default roles and bindings ensured at start. false allows every authenticated request
+   * (AlwaysAllow). Without an authenticator nothing is authorized (everyone is an anonymous admin).
+   */
+  readonly authorization?: AuthorizationOptions | false;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -76,10 +112,16 @@ export class ApiServer {
   private readonly logger: Logger;
   private compactor: Compactor | undefined;
   private crdController: CrdController | undefined;
+  /** Authorization of authenticated requests; undefined when every request is allowed. */
+  private authorization: Authorization | undefined;
   /** The kinds each CustomResourceDefinition (by name) is served as. */
   private readonly customDefs = new Map<string, readonly ResourceDef[]>();
   private ready = false;
   private address = '';
+  /** Issues and checks ServiceAccount tokens. */
+  readonly serviceAccountTokens: ServiceAccountTokens;
+  /** The configured authenticator and ServiceAccount tokens; undefined when the server authenticates nobody. */
+  private readonly authenticator: Authenticator | undefined;
 
   private constructor(private readonly options: ApiServerOptions) {
     this.clock = options.clock ?? realClock;
@@ -87,8 +129,12 @@ export class ApiServer {
     this.registry = new Registry(options.resources ?? builtinResources);
     this.openapi = new OpenApiDocuments(this.registry);
     setMaxListeners(0, this.stopping.signal); // one listener per open watch
+    const saOptions = options.serviceAccountTokens ?? { keys: ephemeralServiceAccountKeys() };
+    this.serviceAccountTokens = new ServiceAccountTokens({ get: (resource, ns, name) => this.boundObject(resource, ns, name) }, { ...saOptions, clock: this.clock, logger: this.logger });
+    this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens]);
+    const tls = options.tls;
     this.app = Fastify({
-      ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+      ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : {}),
       bodyLimit: MAX_BODY_BYTES,
       logger: false,
       forceCloseConnections: true,
@@ -132,6 +178,7 @@ export class ApiServer {
     this.ready = false;
     this.stopping.abort();
     this.crdController?.stop();
+    this.authorization?.stop();
     await this.compactor?.stop();
     for (const storage of this.storages.values()) storage.cache.stop();
     await this.app.close();
@@ -143,9 +190,15 @@ export class ApiServer {
 
   private async open(): Promise<void> {
     const { store } = this.options;
-    for (const def of this.registry.all()) this.addStorage(def);
+    for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
     await this.bootstrap();
+    if (this.options.authenticator !== undefined && this.options.authorization !== false) {
+      this.authorization = await Authorization.start(
+        { storageOf: (group, resource) => this.builtinStorage(group, resource) },
+        { ...this.options.authorization, clock: this.clock, logger: this.logger },
+      );
+    }
     await this.startCrdController();
     if (this.options.compaction !== false) {
       this.compactor = new Compactor(store, { ...this.options.compaction, clock: this.clock, logger: this.logger });
@@ -210,6 +263,22 @@ export class ApiServer {
     else this.customDefs.set(name, defs);
   }
 
+  /** The storage of the built-in kind group/resource, if served. */
+  private builtinStorage(group: string, resource: string): ResourceStorage | undefined {
+    const def = this.registry.all().find((d) => d.group === group && d.resource === resource && d.custom !== true);
+    return def && this.storages.get(def);
+  }
+
+  /** An object a ServiceAccount token names, or undefined when it does not exist. */
+  private async boundObject(resource: BoundResource, namespace: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.storageFor('', 'v1', resource).get(namespace, name);
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
+      throw err;
+    }
+  }
+
   /** Namespace lifecycle admission: the namespace must exist and not be terminating. */
   private async checkNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
     const storage = this.storageFor('', 'v1', 'namespaces');
@@ -255,14 +324,24 @@ export class ApiServer {
       const path = req.url.split('?')[0]!;
       if (OPEN_PATHS.has(path)) return;
       if (path === '/metrics' && isLoopback(req.ip)) return;
-      const auth = this.options.authenticator;
+      const auth = this.authenticator;
       if (auth === undefined) return;
-      const user = auth.authenticate({ authorization: req.headers.authorization });
+      const user = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
       if (user === undefined) {
         sendError(reply, ApiError.unauthorized());
         return reply;
       }
       req.setpointUser = user;
+      const authorization = this.authorization;
+      if (authorization !== undefined) {
+        const info = path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') ? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch) : undefined;
+        req.setpointInfo = info;
+        const denied = authorization.check(requestAttributes(user, req.method, path, (req.query as { fieldSelector?: string }).fieldSelector, info));
+        if (denied !== undefined) {
+          sendError(reply, denied);
+          return reply;
+        }
+      }
     });
     app.addHook('onResponse', async (req, reply) => {
       const info = req.setpointInfo;
@@ -308,7 +387,7 @@ export class ApiServer {
 
   private async handleApi(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const path = req.url.split('?')[0]!;
-    const info = parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch);
+    const info = req.setpointInfo ?? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch);
     req.setpointInfo = info;
     if (info.kind === 'unknown') throw notFoundPath();
     if (info.kind === 'discovery') {
@@ -321,9 +400,22 @@ export class ApiServer {
       if (doc === undefined) throw notFoundPath();
       return send(reply, 200, doc);
     }
+    if (isSelfSubjectReview(info)) return handleSelfSubjectReview(req, reply, info, req.setpointUser, this.clock.now());
     const def = this.registry.lookup(info.group, info.version, info.resource);
+    if (def?.createOnly === true) return this.handleReview(req, reply, info, def);
     const storage = def && this.storages.get(def);
     if (storage === undefined) throw notFoundPath();
+    const user = req.setpointUser;
+    const admission = user === undefined ? undefined : this.authorization?.admission(user, info);
+    if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));
+    if (info.subresource === 'token' && info.group === '' && info.resource === 'serviceaccounts' && info.name !== '') {
+      const core = (resource: string) => this.storageFor('', 'v1', resource);
+      return handleTokenRequest(req, reply, info, { tokens: this.serviceAccountTokens, serviceAccounts: storage, pods: core('pods'), secrets: core('secrets'), nodes: core('nodes') });
+    }
+    if (info.subresource === 'log' && info.group === '' && info.resource === 'pods' && info.name !== '') {
+      const nodes = this.storageFor('', 'v1', 'nodes');
+      return handlePodLog(req, reply, info, { pods: storage, nodes, kubelet: this.options.kubeletClient, stopping: this.stopping.signal, logger: this.logger });
+    }
     const watchLabels = { group: info.group, resource: info.resource };
     return handleResource(req, reply, info, {
       storage,
@@ -333,8 +425,27 @@ export class ApiServer {
         this.metrics.watchers.inc(watchLabels);
         return () => this.metrics.watchers.dec(watchLabels);
       },
+      ...(admission?.write !== undefined ? { admit: admission.write } : {}),
     });
   }
+
+  /** authorization.k8s.io reviews (create-only, never stored): answered by the authorizer, 201. */
+  private handleReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, def: ResourceDef): FastifyReply {
+    if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw ApiError.methodNotAllowed(info.verb, { group: def.group, resource: def.resource });
+    if (def.namespaced !== (info.namespace !== '')) throw notFoundPath();
+    const media = negotiateMedia(req.headers.accept, { protobuf: hasProtobufMessage(groupVersion(def), def.kind) });
+    const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+    if (body === undefined) throw ApiError.badRequest('the request body is empty');
+    const user = req.setpointUser ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const authorization = this.authorization ?? Authorization.allowAll();
+    return send(reply, 201, authorization.review(def, body, user, info.namespace), media.encoding);
+  }
+}
+
+/** A ServiceAccount token key pair that lives as long as the process (servers given no keys). */
+function ephemeralServiceAccountKeys(): ServiceAccountTokenOptions['keys'] {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return { signingKey: privateKey, verifyingKeys: [publicKey] };
 }
 
 function isLoopback(ip: string): boolean {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore, SqliteStore, type Store } from '@setpoint/store';
 import { ApiServer, type ApiServerOptions } from '../src/server.js';
-import { TokenAuthenticator, ensureAdminToken, ensureServingCertificates, renderKubeconfig } from '../src/auth/index.js';
+import { TokenAuthenticator, ensureAdminToken, ensureServingCertificates, renderKubeconfig, type UserInfo } from '../src/auth/index.js';
 
 export interface TestResponse {
   status: number;
@@ -39,6 +39,8 @@ export interface TestServerOptions extends Partial<Omit<ApiServerOptions, 'store
   readonly backend?: 'memory' | 'sqlite';
   /** Reuse this directory (for restarts); default a new temporary one. */
   readonly dir?: string;
+  /** With `secure`: further bearer tokens the server accepts besides the admin token, and their users. */
+  readonly tokens?: Iterable<readonly [token: string, user: UserInfo]>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -53,13 +55,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     tls = { cert: certs.cert, key: certs.key };
     caCert = certs.caCert;
   }
-  const { secure: _s, backend: _b, dir: _d, ...rest } = options;
+  const { secure: _s, backend: _b, dir: _d, tokens, ...rest } = options;
   const server = await ApiServer.start({
     port: 0,
     compaction: false,
     ...rest,
     store,
-    ...(tls ? { tls, authenticator: new TokenAuthenticator({ adminToken: token! }) } : {}),
+    ...(tls ? { tls, authenticator: new TokenAuthenticator({ adminToken: token!, ...(tokens ? { tokens } : {}) }) } : {}),
   });
   let kubeconfig: string | undefined;
   if (options.secure) {

@@ -5,6 +5,7 @@ import { registerNamespaceController } from './namespace/index.js';
 import { registerNodeLifecycleController } from './nodelifecycle/index.js';
 import { registerDeploymentController } from './deployment/index.js';
 import { registerReplicaSetController } from './replicaset/index.js';
+import { registerServiceAccountController } from './serviceaccount/index.js';
 
 export * from './gc/index.js';
 export * from './namespace/index.js';
@@ -12,6 +13,7 @@ export * from './nodelifecycle/index.js';
 export * from './replicaset/index.js';
 export * from './deployment/index.js';
 export * from './scheduler/index.js';
+export * from './serviceaccount/index.js';
 
 /** Registers every built-in controller of the controller-manager on `manager`; returns their names. */
 export function registerBuiltinControllers(manager: Manager): string[] {
@@ -20,5 +22,6 @@ export function registerBuiltinControllers(manager: Manager): string[] {
   registerReplicaSetController(manager);
   registerDeploymentController(manager);
   registerNodeLifecycleController(manager);
-  return ['garbage collector', 'namespaces', 'replicasets', 'deployments', 'node lifecycle'];
+  registerServiceAccountController(manager);
+  return ['garbage collector', 'namespaces', 'replicasets', 'deployments', 'node lifecycle', 'serviceaccounts'];
 }

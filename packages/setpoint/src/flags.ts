@@ -32,3 +32,26 @@ export function parseChoice<T extends string>(text: string, choices: readonly T[
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+/** "http://a:2379,https://b:2379" → the URLs, each http(s)://host[:port]. */
+export function parseEndpoints(text: string, flag: string): string[] {
+  const urls = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (urls.length === 0) throw new Error(`${flag} must list at least one URL, such as http://127.0.0.1:2379`);
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`${flag}: "${url}" is not a URL such as http://127.0.0.1:2379`);
+    }
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.pathname.length > 1 || parsed.search !== '') {
+      throw new Error(`${flag}: "${url}" must be http:// or https:// with a host and port only`);
+    }
+  }
+  const schemes = new Set(urls.map((url) => new URL(url).protocol));
+  if (schemes.size > 1) throw new Error(`${flag} mixes http:// and https:// URLs`);
+  return urls;
+}

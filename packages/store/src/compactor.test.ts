@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeClock } from '@setpoint/api';
-import { Compactor } from './compactor.js';
+import { Compactor, type Leadership } from './compactor.js';
 import { MemoryStore } from './memory/memory.js';
 import { StoreError } from './store.js';
 
@@ -68,6 +68,51 @@ describe('Compactor', () => {
       assert.ok(compactor.status.runs >= 2);
     } finally {
       await compactor.stop();
+      await store.close();
+    }
+  });
+
+  it('with a shared leadership, only the leader compacts; when it stops, another takes over at its next run', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryStore();
+    let holder: string | undefined;
+    const leadership = (name: string): Leadership => ({
+      async acquire() {
+        holder ??= name;
+        return holder === name;
+      },
+      async release() {
+        if (holder === name) holder = undefined;
+      },
+    });
+    const a = new Compactor(store, { clock, intervalMs: 1000, retainRevisions: 0, leadership: leadership('a') });
+    const b = new Compactor(store, { clock, intervalMs: 1000, retainRevisions: 0, leadership: leadership('b') });
+    const compactions: number[] = [];
+    const realCompact = store.compact.bind(store);
+    store.compact = async (revision: number) => {
+      compactions.push(revision);
+      return realCompact(revision);
+    };
+    try {
+      await writes(store, 10);
+      await a.start();
+      await b.start();
+      await writes(store, 10);
+      await clock.advance(1000);
+      await Promise.all([a.whenIdle(), b.whenIdle()]);
+      assert.deepEqual(compactions, [10], 'one compaction, by the leader');
+      assert.equal(a.status.leading, true);
+      assert.deepEqual({ leading: b.status.leading, skipped: b.status.skipped }, { leading: false, skipped: 1 });
+      await writes(store, 10);
+      await a.stop(); // releases leadership
+      await clock.advance(1000);
+      await b.whenIdle();
+      assert.deepEqual(compactions, [10, 20], 'the other compacts to the revision it saw one interval earlier');
+      assert.equal(b.status.leading, true);
+      assert.equal(b.status.compactRevision, 20);
+    } finally {
+      await a.stop();
+      await b.stop();
       await store.close();
     }
   });

@@ -3,4 +3,5 @@ export * from './store.js';
 export { compareKeys } from './validate.js';
 export { MemoryStore } from './memory/memory.js';
 export { SqliteStore, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite/sqlite.js';
-export { Compactor, type CompactorOptions, type CompactorStatus } from './compactor.js';
+export { Compactor, type CompactorOptions, type CompactorStatus, type Leadership } from './compactor.js';
+export { EtcdStore, EtcdElection, type EtcdStoreOptions, type EtcdClusterInfo, type EtcdElectionOptions } from './etcd/index.js';

@@ -19,7 +19,9 @@ import { realClock, silentLogger, type Clock, type Container, type Logger, type 
 import type { Client, DeepReadonly } from '@setpoint/client';
 import { ContainerRunner, type CrashLoopBackoffOptions } from './container.js';
 import { configSourceOf, containerArgv, containerEnv, type ConfigSource } from './env.js';
+import type { LogInstance } from './logreader.js';
 import { ContainerLog, containerLogPath, DEFAULT_MAX_LOG_BYTES } from './logs.js';
+import { chooseLogInstance, ContainerLogError, type ContainerLogSource } from './logsource.js';
 import {
   isAlive,
   MARK_ENV,
@@ -35,6 +37,7 @@ import {
   type PodRecord,
 } from './records.js';
 import { rfc3339, type PodObservation, type PodRef, type PodRuntime } from './runtime.js';
+import type { PodIdentities } from './serviceaccount.js';
 
 /** Options of a ProcessRuntime; each default is stated on its field. */
 export interface ProcessRuntimeOptions {
@@ -58,6 +61,12 @@ export interface ProcessRuntimeOptions {
   readonly adoptedPollMs?: number;
   /** The environment every container starts from. Default { PATH } of the agent. */
   readonly baseEnv?: Readonly<Record<string, string>>;
+  /**
+   * Gives each pod its ServiceAccount identity (serviceaccount.ts) before its containers start;
+   * the runtime forgets a pod's identity when it kills the pod, and closes this when it closes.
+   * Default none: pods get no token and no KUBERNETES_SERVICE_* variables.
+   */
+  readonly identities?: PodIdentities;
 }
 
 interface PodState {
@@ -71,8 +80,8 @@ interface PodState {
   terminating?: Promise<void>;
 }
 
-/** A PodRuntime of local processes (see the file comment). */
-export class ProcessRuntime implements PodRuntime {
+/** A PodRuntime of local processes (see the file comment); it keeps its containers' logs. */
+export class ProcessRuntime implements PodRuntime, ContainerLogSource {
   readonly dataDir: string;
   readonly #o: ProcessRuntimeOptions;
   readonly #clock: Clock;
@@ -136,6 +145,22 @@ export class ProcessRuntime implements PodRuntime {
     return containerLogPath(podDir(this.dataDir, uid), container);
   }
 
+  /**
+   * The run of a container's log a request reads (logsource.ts decides which, from what this
+   * runtime observes). Of two pods of the same name (one being replaced), the one not terminating.
+   * Throws ContainerLogError 404 (no such pod or container here) or 400 (no run to read).
+   */
+  containerLog(namespace: string, pod: string, container: string, previous: boolean): LogInstance {
+    const states = [...this.#pods.values()].filter((s) => s.ref.namespace === namespace && s.ref.name === pod);
+    const state = states.find((s) => s.terminating === undefined) ?? states[0];
+    if (state === undefined) throw new ContainerLogError(404, `pod "${pod}" does not exist`);
+    const runner = [...state.init, ...state.containers].find((r) => r.name === container);
+    const observed = this.#observe(state);
+    const observation = [...observed.initContainers, ...observed.containers].find((o) => o.name === container);
+    if (runner === undefined || observation === undefined) throw new ContainerLogError(404, `container "${container}" not found in pod "${pod}"`);
+    return chooseLogInstance(observation, runner.log, pod, previous);
+  }
+
   async syncPod(pod: DeepReadonly<Pod>): Promise<PodObservation> {
     const uid = pod.metadata.uid ?? '';
     let state = this.#pods.get(uid);
@@ -146,6 +171,11 @@ export class ProcessRuntime implements PodRuntime {
       this.#pods.set(uid, state);
     }
     if (!state.bound) this.#bind(state, pod);
+    const identities = this.#o.identities;
+    if (identities !== undefined && state.terminating === undefined && !identities.has(uid) && [...state.init, ...state.containers].some((r) => r.running)) {
+      // Processes adopted from a previous agent: keep their token fresh from now on.
+      identities.mount(pod, podDir(this.dataDir, uid)).catch((err: unknown) => this.#logger.warn({ err, uid }, "cannot mount the adopted pod's ServiceAccount token; trying again at the next sync"));
+    }
     if (state.terminating === undefined && !this.#closed) {
       const now = this.#clock.now();
       const pending = state.init.find((r) => !r.succeeded);
@@ -182,14 +212,18 @@ export class ProcessRuntime implements PodRuntime {
         restartPolicy: pod?.spec?.restartPolicy ?? 'Never',
         podDir: dir,
         podLabel: `${state.ref.name}_${state.ref.namespace}(${state.ref.uid})`,
-        log: new ContainerLog(containerLogPath(dir, spec.name), this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES),
+        log: new ContainerLog(containerLogPath(dir, spec.name), {
+          maxBytes: this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES,
+          logger: this.#logger.child({ container: spec.name, uid: state.ref.uid }),
+        }),
         clock: this.#clock,
         logger: this.#logger.child({ pod: `${state.ref.namespace}/${state.ref.name}`, uid: state.ref.uid }),
         ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
         ...(this.#o.adoptedPollMs === undefined ? {} : { adoptedPollMs: this.#o.adoptedPollMs }),
         prepare: async () => {
           if (pod === undefined) throw new Error('the pod no longer exists');
-          const env = { ...this.#baseEnv(state.ref), ...(await containerEnv(spec, pod, this.#source, { podIP: this.#podIP, hostIP: this.#hostIP })), [MARK_ENV]: this.#mark };
+          const identity = (await this.#o.identities?.mount(pod, dir)) ?? {};
+          const env = { ...this.#baseEnv(state.ref), ...identity, ...(await containerEnv(spec, pod, this.#source, { podIP: this.#podIP, hostIP: this.#hostIP })), [MARK_ENV]: this.#mark };
           return { argv: containerArgv(spec, env), env };
         },
         persist: (r) => writeContainerRecord(this.dataDir, state.ref.uid, r),
@@ -231,6 +265,7 @@ export class ProcessRuntime implements PodRuntime {
     this.#logger.info({ pod: `${state.ref.namespace}/${state.ref.name}`, uid, gracePeriodMs }, 'killing the pod');
     state.terminating = (async () => {
       await Promise.all(runners().map((r) => r.kill(gracePeriodMs)));
+      this.#o.identities?.forget(uid);
       for (const r of runners()) r.close();
       await removePodDir(this.dataDir, uid);
       this.#pods.delete(uid);
@@ -252,11 +287,10 @@ export class ProcessRuntime implements PodRuntime {
 
   async #rotateLogs(): Promise<void> {
     for (const state of this.#pods.values()) {
-      const dir = podDir(this.dataDir, state.ref.uid);
       for (const r of [...state.init, ...state.containers]) {
         if (!r.running) continue;
         try {
-          await new ContainerLog(containerLogPath(dir, r.name), this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES).rotateIfNeeded();
+          await r.log.rotateIfNeeded();
         } catch (err) {
           this.#logger.warn({ err, container: r.name, uid: state.ref.uid }, 'log rotation failed; trying again at the next check');
         }
@@ -267,6 +301,7 @@ export class ProcessRuntime implements PodRuntime {
   async close(): Promise<void> {
     this.#closed = true;
     this.#logTimer?.cancel();
+    this.#o.identities?.close();
     for (const state of this.#pods.values()) for (const r of [...state.init, ...state.containers]) r.close();
   }
 }

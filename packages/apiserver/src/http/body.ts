@@ -1,9 +1,10 @@
 /**
- * Request bodies: JSON or YAML by Content-Type, at most 3 MiB (413 beyond, answered by the HTTP
- * layer). Protobuf bodies are refused with 415 until the protobuf codec lands.
+ * Request bodies: JSON, YAML or Kubernetes' protobuf (built-in kinds) by Content-Type, at most
+ * 3 MiB (413 beyond, answered by the HTTP layer).
  */
 import { ApiError } from '@setpoint/api';
 import { parse as parseYaml } from 'yaml';
+import { PROTOBUF_MEDIA_TYPE, decodeProtobuf } from './protobuf/index.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -15,10 +16,15 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Parses a body. An empty body is undefined. Throws BadRequest (malformed) or UnsupportedMediaType. */
+/**
+ * Parses a body; a protobuf body becomes the JSON object it encodes, with apiVersion and kind from
+ * its envelope. An empty body is undefined. Throws BadRequest (malformed) or UnsupportedMediaType.
+ */
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
   const media = mediaType(contentType);
+  // A kind without a protobuf message (a custom resource) answers 415, and the client uses JSON.
+  if (media === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(raw);
   const text = raw.toString('utf8');
   if (jsonTypes.has(media) || media === '') {
     try {

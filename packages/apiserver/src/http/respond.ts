@@ -1,14 +1,15 @@
 /**
- * Responses: content negotiation (JSON whenever the client accepts it; YAML on request; a
- * meta.k8s.io Table when asked with `;as=Table`; 406 for clients that accept neither) and errors
- * as Status bodies, always with Content-Type application/json. Nothing else in the server turns an
- * error into HTTP.
+ * Responses: content negotiation (JSON whenever the client accepts it; YAML on request; Kubernetes'
+ * protobuf for built-in kinds when the client lists it first; a meta.k8s.io Table when asked with
+ * `;as=Table`; 406 for clients that accept none) and errors as Status bodies, always with
+ * Content-Type application/json. Nothing else in the server turns an error into HTTP.
  */
 import { ApiError } from '@setpoint/api';
 import type { FastifyReply } from 'fastify';
 import { stringify as toYaml } from 'yaml';
+import { PROTOBUF_MEDIA_TYPE, encodeProtobuf } from './protobuf/index.js';
 
-export type Encoding = 'json' | 'yaml';
+export type Encoding = 'json' | 'yaml' | 'protobuf';
 
 /** What a response is: its encoding and, when the client asked for one, a meta.k8s.io Table. */
 export interface OutputMedia {
@@ -21,9 +22,10 @@ export interface OutputMedia {
  * The first media type in the Accept header this server can produce (JSON wins over YAML wherever
  * it appears), or undefined when none. `as=Table;g=meta.k8s.io;v=v1|v1beta1` asks for a Table; a
  * Table of another group or version is skipped, as kube-apiserver skips what it cannot serve.
- * Other `as=` transforms are not served and read as the plain object.
+ * Other `as=` transforms are not served and read as the plain object. Protobuf is chosen only with
+ * `protobuf` (the kind has a protobuf message) and never for a Table.
  */
-export function negotiateOutput(accept: string | undefined): OutputMedia | undefined {
+export function negotiateOutput(accept: string | undefined, options: { readonly protobuf?: boolean } = {}): OutputMedia | undefined {
   if (accept === undefined || accept.trim() === '') return { encoding: 'json' };
   let yaml: OutputMedia | undefined;
   for (const part of accept.split(',')) {
@@ -42,6 +44,7 @@ export function negotiateOutput(accept: string | undefined): OutputMedia | undef
     }
     const chosen = (encoding: Encoding): OutputMedia => (table === undefined ? { encoding } : { encoding, table });
     if (media === 'application/json' || media === '*/*' || media === 'application/*' || media === 'application/json-seq') return chosen('json');
+    if (media === PROTOBUF_MEDIA_TYPE && options.protobuf === true && table === undefined) return chosen('protobuf');
     if (media === 'application/yaml' || media === 'application/x-yaml' || media === 'text/yaml') yaml ??= chosen('yaml');
   }
   return yaml;
@@ -53,15 +56,17 @@ export function negotiate(accept: string | undefined): Encoding {
 }
 
 /** {@link negotiateOutput}, throwing ApiError NotAcceptable when nothing in Accept can be served. */
-export function negotiateMedia(accept: string | undefined): OutputMedia {
-  const media = negotiateOutput(accept);
+export function negotiateMedia(accept: string | undefined, options: { readonly protobuf?: boolean } = {}): OutputMedia {
+  const media = negotiateOutput(accept, options);
   if (media === undefined) throw ApiError.notAcceptable(['application/json', 'application/yaml']);
   return media;
 }
 
-/** Sends `body` with `code` in the negotiated encoding. */
+/** Sends `body` with `code` in the negotiated encoding (JSON for a body protobuf cannot encode). */
 export function send(reply: FastifyReply, code: number, body: unknown, encoding: Encoding = 'json'): FastifyReply {
   if (encoding === 'yaml') return reply.code(code).type('application/yaml').send(toYaml(body));
+  const protobuf = encoding === 'protobuf' ? encodeProtobuf(body) : undefined;
+  if (protobuf !== undefined) return reply.code(code).type(PROTOBUF_MEDIA_TYPE).send(protobuf);
   return reply.code(code).type('application/json').send(JSON.stringify(body));
 }
 

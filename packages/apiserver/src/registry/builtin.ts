@@ -1,8 +1,19 @@
 /** The built-in kinds Setpoint serves. */
 import { crdResource } from '../crd/definition.js';
+import { authenticationResources } from './kinds/authentication.js';
+import { authorizationResources } from './kinds/authorization.js';
 import { coordinationResources } from './kinds/coordination.js';
 import { coreResources } from './kinds/core.js';
+import { rbacResources } from './kinds/rbac.js';
 import { workloadResources } from './kinds/workloads.js';
 import type { ResourceDef } from './types.js';
 
-export const builtinResources: readonly ResourceDef[] = [...coreResources, ...workloadResources, ...coordinationResources, crdResource];
+export const builtinResources: readonly ResourceDef[] = [
+  ...coreResources,
+  ...workloadResources,
+  ...coordinationResources,
+  crdResource,
+  ...rbacResources,
+  ...authorizationResources,
+  ...authenticationResources,
+];

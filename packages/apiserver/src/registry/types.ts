@@ -85,6 +85,11 @@ export interface ResourceDef {
   readonly deletion?: 'immediate' | 'graceful';
   /** A custom resource (defined by a CustomResourceDefinition): no strategic merge patch. */
   readonly custom?: boolean;
+  /**
+   * Create-only and never stored (authorization.k8s.io's reviews): a POST is answered by a handler
+   * of its own; discovery lists only `create`; the kind has no storage nor watch cache.
+   */
+  readonly createOnly?: boolean;
   /** Table columns from a CRD's additionalPrinterColumns (built-in kinds have printers of their own). */
   readonly printerColumns?: readonly PrinterColumn[];
 }

@@ -8,9 +8,12 @@ import { decodeBody } from '../http/body.js';
 import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import { parseBool } from '../http/requestinfo.js';
+import { PROTOBUF_WATCH_CONTENT_TYPE, hasProtobufMessage, watchEventFrame } from '../http/protobuf/index.js';
 import { negotiateMedia, negotiateOutput, send, warningHeader, type OutputMedia } from '../http/respond.js';
-import type { ResourceDef } from '../registry/types.js';
+import { groupVersion, type ResourceDef } from '../registry/types.js';
+import { applyObject } from '../storage/apply.js';
 import { deleteObject } from '../storage/delete.js';
+import { managerOf, validateFieldManager } from '../storage/managedfields.js';
 import { patchObject, patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
 import { parseResourceVersion, type FieldValidation, type ResourceStorage, type WriteOptions } from '../storage/rest.js';
 import { bindPod, scaleOf, updateScale } from '../storage/subresources.js';
@@ -25,6 +28,8 @@ export interface ResourceContext {
   readonly stopping: AbortSignal;
   readonly onWatchLine?: () => void;
   readonly onWatchStart?: () => () => void;
+  /** The requesting user's validating admission (see WriteOptions.admit), for writes. */
+  readonly admit?: WriteOptions['admit'];
 }
 
 /** The first value of a query parameter. */
@@ -41,12 +46,15 @@ type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteO
  * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`.
  * (fieldValidation is read case-insensitively, which Kubernetes does not do.)
  */
-function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown): WriteOptions {
+function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown, writer: { userAgent?: string | undefined; errors?: FieldError[]; admit?: WriteOptions['admit'] } = {}): WriteOptions {
   const dryRun = query.dryRun;
   const values: unknown[] = dryRun === undefined ? [] : Array.isArray(dryRun) ? dryRun : [dryRun];
   // DeleteOptions may carry dryRun in the body (client-go, kubectl delete --dry-run=server).
   if (bodyDryRun !== undefined && bodyDryRun !== null) values.push(...(Array.isArray(bodyDryRun) ? (bodyDryRun as unknown[]) : [bodyDryRun]));
-  const errs: FieldError[] = [];
+  // The patch-specific errors first, then fieldManager, dryRun and fieldValidation, in Kubernetes' order.
+  const errs: FieldError[] = [...(writer.errors ?? [])];
+  const manager = kind === 'DeleteOptions' ? undefined : q(query, 'fieldManager');
+  if (manager !== undefined) errs.push(...validateFieldManager(manager));
   if (values.some((v) => v !== 'All')) {
     const rendered = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
     errs.push(new FieldError('FieldValueNotSupported', 'dryRun', OMIT_VALUE, `${rendered}: supported values: "All"`));
@@ -59,7 +67,18 @@ function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyD
     else errs.push(FieldError.notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   }
   if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind }, '', errs);
-  return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}) };
+  const fieldManager = kind === 'DeleteOptions' ? undefined : managerOf(manager, writer.userAgent);
+  return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}), ...(fieldManager ? { fieldManager } : {}), ...(writer.admit ? { admit: writer.admit } : {}) };
+}
+
+/**
+ * Kubernetes' ValidatePatchOptions checks beyond the common ones: `force` only with apply, and
+ * apply only with a fieldManager (controllers must name themselves).
+ */
+function patchOptionErrors(query: Query, apply: boolean): FieldError[] {
+  if (!apply) return q(query, 'force') === undefined ? [] : [FieldError.forbidden('force', 'may not be specified for non-apply patch')];
+  const manager = q(query, 'fieldManager');
+  return manager === undefined || manager === '' ? [FieldError.required('fieldManager', 'is required for apply patch')] : [];
 }
 
 function positiveInt(query: Query, name: string): number | undefined {
@@ -86,8 +105,13 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   const { storage } = ctx;
   const def = storage.def;
   const query = req.query as Query;
-  // A watch streams JSON lines whatever Accept says (never a 406), yet honours a request for Tables.
-  const media: OutputMedia = info.verb === 'watch' ? { ...negotiateOutput(req.headers.accept), encoding: 'json' } : negotiateMedia(req.headers.accept);
+  // Built-in kinds answer in protobuf to clients that list it first.
+  const protobuf = hasProtobufMessage(groupVersion(def), def.kind);
+  // A watch streams JSON lines whatever else Accept says (never a 406), or protobuf frames; it
+  // honours a request for Tables.
+  const watchMedia = info.verb === 'watch' ? negotiateOutput(req.headers.accept, { protobuf }) : undefined;
+  const media: OutputMedia =
+    info.verb === 'watch' ? { ...watchMedia, encoding: watchMedia?.encoding === 'protobuf' ? 'protobuf' : 'json' } : negotiateMedia(req.headers.accept, { protobuf });
   const encoding = media.encoding;
   const tableVersion = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? media.table : undefined;
   const asTable = tableVersion !== undefined ? tableRequest(def, info.subresource, tableVersion, q(query, 'includeObject')) : undefined;
@@ -149,6 +173,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
           ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}),
           ...(ctx.onWatchLine ? { onLine: ctx.onWatchLine } : {}),
           ...(asTable ? { encode: watchAsTables(asTable, () => storage.clock.now()) } : {}),
+          ...(encoding === 'protobuf' ? { frames: { contentType: PROTOBUF_WATCH_CONTENT_TYPE, frame: watchEventFrame } } : {}),
         });
       } finally {
         done?.();
@@ -157,7 +182,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     }
     case 'create': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
-      const options = writeOptions(query, warnings, 'CreateOptions');
+      const options = writeOptions(query, warnings, 'CreateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
       if (sub === 'binding') return finish(201, await bindPod(storage, info.namespace, info.name, body, options));
       if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
@@ -166,7 +191,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     case 'update': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings, 'UpdateOptions');
+      const options = writeOptions(query, warnings, 'UpdateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
       if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { body }, options));
       const subresource = sub || undefined;
       return finish(200, await storage.update(info.namespace, info.name, body as KubeObject, { ...options, ...(subresource ? { subresource } : {}) }));
@@ -176,8 +201,13 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       if (type === undefined) throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
       const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (patch === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings, 'PatchOptions');
+      const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), admit: ctx.admit });
       if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { patchType: type, patch }, options));
+      if (type === 'apply') {
+        const force = parseBool(q(query, 'force'));
+        const applied = await applyObject(storage, info.namespace, info.name, patch, { ...options, force, ...(sub ? { subresource: sub } : {}) });
+        return finish(applied.created ? 201 : 200, applied.object);
+      }
       return finish(200, await patchObject(storage, info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
     }
     case 'delete': {

@@ -1,8 +1,9 @@
 /**
  * Streams a watch: HTTP 200, Content-Type application/json, chunked, one `{"type","object"}` per
- * line, each written as soon as it is known. The stream ends when timeoutSeconds pass (default:
- * 30 to 60 minutes, as kube-apiserver randomises it), when the client goes away, when the server
- * stops, or after an ERROR line (a 410 Expired or a watcher that fell too far behind).
+ * line (or, for protobuf clients, one length-prefixed frame per event), each written as soon as it
+ * is known. The stream ends when timeoutSeconds pass (default: 30 to 60 minutes, as
+ * kube-apiserver randomises it), when the client goes away, when the server stops, or after an
+ * ERROR line (a 410 Expired or a watcher that fell too far behind).
  */
 import { ApiError } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -19,6 +20,8 @@ export interface StreamOptions {
   readonly onLine?: () => void;
   /** Encodes a line for this watcher (e.g. as a Table); default: the line's shared JSON. */
   readonly encode?: (line: WatchLine) => string;
+  /** Binary frames instead of JSON lines (protobuf): the stream's Content-Type and each event's frame. */
+  readonly frames?: { readonly contentType: string; readonly frame: (event: { type: string; object: unknown }) => Buffer };
 }
 
 /** Default watch timeout: kube-apiserver's minRequestTimeout of 1800 s, randomised up to twice that. */
@@ -30,7 +33,7 @@ export function defaultWatchTimeoutSeconds(): number {
 export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queue: EventQueue<WatchLine>, options: StreamOptions): Promise<void> {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': options.frames?.contentType ?? 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const end = () => queue.end();
   req.raw.socket.setTimeout(0);
@@ -44,13 +47,15 @@ export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queu
       try {
         result = await queue.next();
       } catch (err) {
-        if (!res.destroyed) writeLine(res, JSON.stringify({ type: 'ERROR', object: errorStatus(err) }));
+        if (!res.destroyed && options.frames) res.write(options.frames.frame({ type: 'ERROR', object: errorStatus(err) }));
+        else if (!res.destroyed) writeLine(res, JSON.stringify({ type: 'ERROR', object: errorStatus(err) }));
         break;
       }
       if (result.done) break;
       if (res.destroyed) break;
       options.onLine?.();
-      if (!writeLine(res, options.encode ? options.encode(result.value) : result.value.toJSON())) {
+      const written = options.frames ? res.write(options.frames.frame(result.value)) : writeLine(res, options.encode ? options.encode(result.value) : result.value.toJSON());
+      if (!written) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);

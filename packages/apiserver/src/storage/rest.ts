@@ -34,6 +34,7 @@ import { collectionPrefix, decode, encode, objectKey } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
 import { clone, jsonEqual } from './equal.js';
 import { fromStoreError } from './errors.js';
+import { recordManagedFields } from './managedfields.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -43,6 +44,20 @@ export interface WriteOptions {
   readonly fieldValidation?: FieldValidation;
   /** Collects Warning header texts. */
   readonly warnings?: string[];
+  /**
+   * Who writes: recorded in managedFields (the fieldManager query parameter, else derived from
+   * the User-Agent). Default "unknown".
+   */
+  readonly fieldManager?: string;
+  /** Set by server-side apply, which works out managedFields itself: the write keeps them as given. */
+  readonly managedFieldsFromApply?: boolean;
+  /**
+   * Validating admission of the request's user (authz/: escalation prevention, node
+   * restriction): called with the object about to be written (and the stored one, on updates)
+   * after validation, before the store write, even when the write would change nothing. Throws
+   * (an ApiError) to refuse the write.
+   */
+  readonly admit?: (obj: KubeObject, old: KubeObject | undefined) => Promise<void>;
 }
 
 export interface ListOptions {
@@ -202,6 +217,7 @@ export class ResourceStorage {
     meta.uid = randomUUID();
     meta.creationTimestamp = ctx.now;
     meta.generation = 1;
+    if (!options.managedFieldsFromApply) recordManagedFields(this.def, undefined, obj, '', options.fieldManager ?? '', ctx.now);
     for (let attempt = 0; ; attempt++) {
       if (generated) meta.name = nameFromGenerateName(meta.generateName!);
       const errors = [
@@ -213,6 +229,7 @@ export class ResourceStorage {
         ...(this.def.strategy.validate?.(obj, ctx) ?? []),
       ];
       if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, meta.name ?? meta.generateName ?? '', errors);
+      if (attempt === 0) await options.admit?.(obj, undefined);
       if (options.dryRun) return obj;
       try {
         const kv = await this.store.create(this.key(namespace, meta.name!), encode(obj));
@@ -267,6 +284,7 @@ export class ResourceStorage {
       this.def.strategy.prepareForUpdate?.(next, old, ctx);
     }
     keepSystemFields(next, old);
+    if (!options.managedFieldsFromApply) recordManagedFields(this.def, old, next, options.subresource ?? '', options.fieldManager ?? '', ctx.now);
     dropEmptyMetadata(next.metadata);
     if (!status && changedOutsideMetadataAndStatus(next, old)) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     const errors = [
@@ -274,6 +292,7 @@ export class ResourceStorage {
       ...(status ? (options.subresource === 'status' ? (this.def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []) : []) : [...(this.def.strategy.validate?.(next, ctx) ?? []), ...(this.def.strategy.validateUpdate?.(next, old, ctx) ?? [])]),
     ];
     if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, name, errors);
+    await options.admit?.(next, old);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (jsonEqual(next, old)) return old;
     if (options.dryRun) return next;

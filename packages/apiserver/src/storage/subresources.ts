@@ -91,7 +91,8 @@ export async function updateScale(
     const rv = wanted.metadata?.resourceVersion;
     const conditional = typeof rv === 'string' && rv !== '';
     if (conditional && rv !== obj.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
-    const replicas = (wanted.spec as { replicas?: unknown } | undefined)?.replicas;
+    // ScaleSpec.replicas is omitempty: Go clients (JSON and protobuf) leave 0 out.
+    const replicas = (wanted.spec as { replicas?: unknown } | undefined)?.replicas ?? 0;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
       throw ApiError.invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
         FieldError.invalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
@@ -100,7 +101,7 @@ export async function updateScale(
     const next = clone(obj);
     writePath(next, scaleDef.specReplicasPath, replicas);
     try {
-      const written = await storage.write(namespace, name, next, obj, kv, options);
+      const written = await storage.write(namespace, name, next, obj, kv, { ...options, subresource: 'scale' });
       return scaleOf(written, scaleDef);
     } catch (err) {
       if (isStoreError(err, 'Conflict') && !conditional && attempt < 16) continue;

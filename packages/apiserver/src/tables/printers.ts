@@ -10,6 +10,7 @@ import { customPrinter } from './custom.js';
 import { timestampSince } from './duration.js';
 import { nodePrinter } from './node.js';
 import { podPrinter } from './pod.js';
+import { roleBindingPrinter, rolePrinter } from './rbac.js';
 import type { TablePrinter } from './table.js';
 import { deploymentPrinter, replicaSetPrinter, scalePrinter } from './workloads.js';
 
@@ -38,6 +39,10 @@ const printers: ReadonlyMap<string, TablePrinter> = new Map([
   ['apps/replicasets', replicaSetPrinter],
   ['coordination.k8s.io/leases', leasePrinter],
   ['apiextensions.k8s.io/customresourcedefinitions', crdPrinter],
+  ['rbac.authorization.k8s.io/roles', rolePrinter],
+  ['rbac.authorization.k8s.io/clusterroles', rolePrinter],
+  ['rbac.authorization.k8s.io/rolebindings', roleBindingPrinter],
+  ['rbac.authorization.k8s.io/clusterrolebindings', roleBindingPrinter],
 ]);
 
 /**

@@ -17,7 +17,7 @@
 import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import { isStoreError, type Store, type WatchEvent } from '@setpoint/store';
 import type { ResourceDef } from '../registry/types.js';
-import { decode, decodePrev, resourcePrefix } from '../storage/codec.js';
+import { decode, decodePrev, objectKey, resourcePrefix } from '../storage/codec.js';
 import { isNamespaceOnly, matchesFilter, type ObjectFilter } from './filter.js';
 import { EventQueue } from './queue.js';
 
@@ -142,6 +142,11 @@ export class WatchCache {
   /** The objects cached now (frozen). */
   snapshot(): KubeObject[] {
     return [...this.objects.values()];
+  }
+
+  /** The cached object `name` in `namespace` ('' for cluster-scoped kinds), frozen; undefined when absent. */
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.objects.get(objectKey(this.def, namespace, name));
   }
 
   /** Number of objects cached. */

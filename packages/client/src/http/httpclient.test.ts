@@ -3,10 +3,10 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ApiError } from '@setpoint/api';
+import { ApiError, FakeClock } from '@setpoint/api';
 import { runs, writePlugin } from '../config/exec-plugin.test-support.js';
 import { DEFAULT_USER_AGENT, HttpClient } from './httpclient.js';
-import { json, startStub, status } from './stub-server.test-support.js';
+import { json, startStub, status, waitFor } from './stub-server.test-support.js';
 
 describe('HttpClient', () => {
   let dir: string;
@@ -112,5 +112,49 @@ describe('HttpClient', () => {
       return true;
     });
     http.close();
+  });
+
+  it('sends the Accept a request asks for, and open() hands over a streaming body as it comes', async () => {
+    let finish: (() => void) | undefined;
+    await using stub = await startStub((req, res) => {
+      if (req.url?.startsWith('/missing')) return json(res, 404, status(404, 'NotFound', 'pods "missing" not found'));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('line 1\n');
+      finish = () => res.end('line 2\n');
+    });
+    const http = new HttpClient({ server: stub.url }, { qps: Infinity });
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+    const res = await http.open({ method: 'GET', path: '/log', query: { follow: true }, accept });
+    assert.equal(stub.requests[0]?.headers.accept, accept);
+    assert.equal(stub.requests[0]?.url, '/log?follow=true');
+    let text = '';
+    const first = new Promise<void>((resolve) => res.once('data', (c: Buffer) => ((text += c.toString()), resolve())));
+    await first;
+    assert.equal(text, 'line 1\n', 'the first chunk arrives before the response ends');
+    const ended = new Promise<void>((resolve) => res.on('data', (c: Buffer) => (text += c.toString())).on('end', resolve));
+    finish!();
+    await ended;
+    assert.equal(text, 'line 1\nline 2\n');
+    await assert.rejects(http.open({ method: 'GET', path: '/missing' }), (err: unknown) => err instanceof ApiError && err.code === 404 && err.message === 'pods "missing" not found');
+    http.close();
+  });
+});
+
+describe('HttpClient close', () => {
+  it('ends a request waiting between retries, so a closed client keeps nothing alive', async () => {
+    let calls = 0;
+    await using stub = await startStub((_req, res) => {
+      calls++;
+      json(res, 503, status(503, 'ServiceUnavailable', 'busy'));
+    });
+    const clock = new FakeClock();
+    const http = new HttpClient({ server: stub.url }, { qps: Infinity, clock, retryBackoff: { initialMs: 60_000, maxMs: 60_000, jitter: 0 } });
+    const pending = http.request({ method: 'GET', path: '/api/v1/namespaces' });
+    // The first answer came: the request now sleeps a minute on the fake clock before its retry.
+    await waitFor(() => calls === 1 && clock.pending() > 0, 'the first attempt and its retry timer');
+    http.close();
+    await assert.rejects(pending, (err: unknown) => err instanceof ApiError && err.reason === 'ServiceUnavailable' && /closed/.test(err.message));
+    assert.equal(clock.pending(), 0, 'no retry timer is left');
+    assert.equal(calls, 1);
   });
 });

@@ -46,6 +46,8 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** Default application/json when there is a body. */
   readonly contentType?: string;
+  /** The Accept header. Default application/json (a Table: `application/json;as=Table;v=v1;g=meta.k8s.io,application/json`). */
+  readonly accept?: string;
   readonly signal?: AbortSignal;
   /** Overrides the client's timeoutMs for this request. */
   readonly timeoutMs?: number;
@@ -93,6 +95,8 @@ export class HttpClient {
   readonly #backoff: { initialMs: number; maxMs: number; jitter: number };
   readonly #random: () => number;
   readonly #base: URL;
+  /** Aborted by close(): ends the waits between retries, so a closed client lets its process exit. */
+  readonly #closed = new AbortController();
 
   constructor(config: ClientConfig, options: HttpClientOptions = {}) {
     this.config = config;
@@ -125,8 +129,19 @@ export class HttpClient {
     );
   }
 
+  /**
+   * Sends a request like request() but resolves as soon as a 2xx/3xx response's headers arrive,
+   * for a body read as it comes (pod logs with follow=true). The timeout covers only the wait for
+   * the headers. The caller must consume or destroy the response; aborting `req.signal` after it
+   * resolved does not end it. Throws as request() does.
+   */
+  async open(req: HttpRequest): Promise<IncomingMessage> {
+    return (await this.#send(req, true)).res;
+  }
+
   /** Closes the agents' connections (open watches end). The client must not be used afterwards. */
   close(): void {
+    this.#closed.abort(new ApiError('ServiceUnavailable', 'the client was closed'));
     for (const agent of this.#agents.values()) agent.destroy();
     this.#agents.clear();
   }
@@ -153,7 +168,7 @@ export class HttpClient {
   }
 
   #headers(req: HttpRequest, creds: RequestCredentials, body: Buffer | undefined): OutgoingHttpHeaders {
-    const headers: OutgoingHttpHeaders = { accept: 'application/json', 'user-agent': this.config.userAgent ?? DEFAULT_USER_AGENT };
+    const headers: OutgoingHttpHeaders = { accept: req.accept ?? 'application/json', 'user-agent': this.config.userAgent ?? DEFAULT_USER_AGENT };
     if (creds.authorization !== undefined) headers.authorization = creds.authorization;
     if (body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
@@ -217,7 +232,8 @@ export class HttpClient {
       }
       retries++;
       this.#logger.debug({ request: what, attempt: retries, waitMs, error: 'error' in outcome ? String(outcome.error) : outcome.res.statusCode }, 'retrying');
-      await this.#clock.sleep(waitMs, req.signal);
+      if (this.#closed.signal.aborted) throw this.#closed.signal.reason;
+      await this.#clock.sleep(waitMs, req.signal === undefined ? this.#closed.signal : AbortSignal.any([req.signal, this.#closed.signal]));
     }
   }
 }

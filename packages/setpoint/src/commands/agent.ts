@@ -5,13 +5,22 @@
  * --simulate it starts nothing and reports pods Running and Ready after --ready-delay, as KWOK does;
  * with --nodes K, K simulated nodes run in this one process. Stops on SIGINT/SIGTERM; pods keep
  * running, and the next agent on the same data dir adopts them.
+ *
+ * Container logs (`kubectl logs`): the agent serves them to the API server on --kubelet-port
+ * (default 10250, as the kubelet; 0 picks a free one), reported on its Node. When the kubeconfig
+ * trusts a CA (certificate-authority-data), it serves HTTPS with a self-signed certificate
+ * (DATA/kubelet.crt) and accepts only client certificates of that CA with the API server's
+ * identity (CN kube-apiserver-kubelet-client); with --kubelet-token-file (for API servers on
+ * plain HTTP), requests bearing that token. With neither, it serves no logs (and says so).
  */
 import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { runAgent, runSimulatedNodes } from '@setpoint/agent';
+import type { Logger } from '@setpoint/api';
+import { runAgent, runSimulatedNodes, type KubeletServerOptions } from '@setpoint/agent';
+import { ensureAgentServingCertificate, ensureKubeletToken } from '@setpoint/apiserver';
 import { Client, signalOnTermination } from '@setpoint/client';
-import { parseDuration } from '../flags.js';
+import { parseDuration, parsePort } from '../flags.js';
 import { createLogger } from '../logging.js';
 
 export interface AgentFlags {
@@ -22,6 +31,9 @@ export interface AgentFlags {
   nodes?: string;
   namePrefix?: string;
   readyDelay: string;
+  kubeletPort: string;
+  kubeletAddress: string;
+  kubeletTokenFile?: string;
   logLevel: string;
 }
 
@@ -43,6 +55,9 @@ export function registerAgent(program: Command): void {
     .option('--nodes <k>', 'with --simulate: run K simulated nodes in this process')
     .option('--name-prefix <prefix>', 'with --nodes: node i is named <prefix><i> (default: <node-name>-)')
     .option('--ready-delay <duration>', 'with --simulate: how long a pod stays Pending', '1s')
+    .option('--kubelet-port <n>', "port of the agent's endpoint (container logs for the API server); 0 picks a free one", '10250')
+    .option('--kubelet-address <ip>', "address the agent's endpoint listens on (a specific one is reported as the node's InternalIP)", '0.0.0.0')
+    .option('--kubelet-token-file <file>', 'accept log requests bearing this token (API servers on plain HTTP: their DATA/kubelet-client.token)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .action(async (flags: AgentFlags) => {
       await runAgentCommand(flags);
@@ -68,10 +83,32 @@ export async function runAgentCommand(flags: AgentFlags): Promise<void> {
       await runSimulatedNodes({ client, count, namePrefix, readyDelayMs, logger, signal });
     } else {
       const dataDir = resolve(flags.dataDir ?? join(homedir(), '.setpoint', 'agent', nodeName));
+      const kubeletServer = flags.simulate ? undefined : await kubeletServerOptions(flags, client.config.ca, dataDir, logger);
       console.log(`setpoint: agent for node ${nodeName} running (${flags.simulate ? 'simulated pods' : `pods as processes, data in ${dataDir}`})`);
-      await runAgent({ client, nodeName, dataDir, runtime: flags.simulate ? 'simulated' : 'process', readyDelayMs, logger, signal });
+      if (!flags.simulate && kubeletServer === undefined) {
+        console.log('setpoint: container logs are not served: the kubeconfig has no CA to verify the API server with; give --kubelet-token-file');
+      }
+      await runAgent({ client, nodeName, dataDir, runtime: flags.simulate ? 'simulated' : 'process', readyDelayMs, ...(kubeletServer === undefined ? {} : { kubeletServer }), logger, signal });
     }
   } finally {
     client.close();
   }
+}
+
+/**
+ * The agent endpoint the flags and the kubeconfig allow (see the file comment): HTTPS with client
+ * certificates of `ca` when there is one, the token of --kubelet-token-file when given, or none.
+ */
+async function kubeletServerOptions(flags: AgentFlags, ca: string | undefined, dataDir: string, logger: Logger): Promise<KubeletServerOptions | undefined> {
+  const port = parsePort(flags.kubeletPort, '--kubelet-port');
+  const host = flags.kubeletAddress;
+  const token = flags.kubeletTokenFile === undefined ? undefined : await ensureKubeletToken(resolve(flags.kubeletTokenFile), { logger });
+  if (ca === undefined && token === undefined) return undefined;
+  const hosts = host === '0.0.0.0' || host === '::' ? [] : [host];
+  return {
+    port,
+    host,
+    ...(ca === undefined ? {} : { tls: await ensureAgentServingCertificate({ dir: dataDir, hosts, logger }), clientCA: ca }),
+    ...(token === undefined ? {} : { token }),
+  };
 }

@@ -1,14 +1,18 @@
 /**
  * `setpoint up`: the whole control plane in one process, on the embedded store: the API server,
  * the built-in controllers, the scheduler, and a node agent for this machine that runs pods as
- * local processes (`--agents 0` runs none; `--simulate-nodes K` adds K simulated nodes).
+ * local processes (`--agents 0` runs none; `--simulate-nodes K` adds K simulated nodes). The
+ * agent serves its containers' logs to the API server (`kubectl logs`) on a free port of the
+ * --host address, authenticated as the cluster's agents are (see commands/agent.ts).
  */
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { runAgent, runSimulatedNodes } from '@setpoint/agent';
+import { runAgent, runSimulatedNodes, type KubeletServerOptions } from '@setpoint/agent';
+import { CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, agentIdentity, ensureAgentServingCertificate, ensureComponentCredentials, type ComponentCredential } from '@setpoint/apiserver';
 import { Client, Manager } from '@setpoint/client';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
+import { isLoopbackHost } from '../flags.js';
 import { createLogger } from '../logging.js';
 import { addServerFlags, startServer, untilSignal, type ServerFlags } from './server.js';
 
@@ -34,18 +38,44 @@ export function registerUp(program: Command): void {
       const logFile = join(resolve(flags.dataDir), 'setpoint.log');
       const logger = createLogger(flags.logLevel, logFile);
       const running = await startServer(flags, logger);
-      // The controllers and the scheduler talk to the API server like any client, in this process.
-      const client = new Client(running.connection, { qps: 500, burst: 1000 });
-      const manager = new Manager({ client, logger });
-      const controllers = registerBuiltinControllers(manager);
-      registerScheduler(manager);
-      const stop = new AbortController();
-      const managed = manager.start(stop.signal);
       const nodeName = hostname().toLowerCase();
+      const agentDir = join(resolve(flags.dataDir), 'agent', nodeName);
+      // The agent's endpoint listens where the API server does (loopback by default) and is reported there.
+      const host = isLoopbackHost(flags.host) ? '127.0.0.1' : flags.host;
+      let kubeletServer: KubeletServerOptions | undefined;
+      let agentCredential: ComponentCredential | undefined;
+      try {
+        if (agents > 0 && running.kubelet.ca !== undefined) {
+          kubeletServer = { port: 0, host, tls: await ensureAgentServingCertificate({ dir: agentDir, logger }), clientCA: running.kubelet.ca };
+        } else if (agents > 0 && running.kubelet.token !== undefined) {
+          kubeletServer = { port: 0, host, token: running.kubelet.token };
+        }
+        // This node's agent identity (CN system:node:<node>, O system:nodes), for an agent run on its own.
+        if (running.kubelet.ca !== undefined) {
+          [agentCredential] = await ensureComponentCredentials({ dataDir: resolve(flags.dataDir), server: running.server.url, identities: [agentIdentity(nodeName)], logger });
+        }
+      } catch (err) {
+        await running.stop();
+        throw err;
+      }
+      // The controllers, the scheduler and the agent talk to the API server like any client, in this
+      // process, each as itself (client certificates of the cluster CA; RBAC and the node
+      // authorizer give each only what it needs). Without TLS (--insecure-http) there are no such
+      // certificates and they use the admin token; simulated nodes always do (one client for many nodes).
+      const client = new Client(running.connection, { qps: 500, burst: 1000 });
+      const identity = (credential: ComponentCredential | undefined) => (credential === undefined ? client : new Client(credential.config, { qps: 500, burst: 1000 }));
+      const cmClient = identity(running.components.find((c) => c.identity.name === CONTROLLER_MANAGER_IDENTITY.name));
+      const schedulerClient = identity(running.components.find((c) => c.identity.name === SCHEDULER_IDENTITY.name));
+      const agentClient = identity(agentCredential);
+      const manager = new Manager({ client: cmClient, logger });
+      const controllers = registerBuiltinControllers(manager);
+      const schedulerManager = new Manager({ client: schedulerClient, logger });
+      registerScheduler(schedulerManager);
+      const stop = new AbortController();
+      const managed = Promise.all([manager.start(stop.signal), schedulerManager.start(stop.signal)]);
       const workers: Promise<void>[] = [];
       if (agents > 0) {
-        const dataDir = join(resolve(flags.dataDir), 'agent', nodeName);
-        workers.push(runAgent({ client, nodeName, dataDir, runtime: 'process', logger, signal: stop.signal }));
+        workers.push(runAgent({ client: agentClient, nodeName, dataDir: agentDir, runtime: 'process', ...(kubeletServer === undefined ? {} : { kubeletServer }), logger, signal: stop.signal }));
       }
       if (simulated > 0) workers.push(runSimulatedNodes({ client, count: simulated, namePrefix: 'sim-', logger, signal: stop.signal }));
       console.log(`setpoint: API server ready at ${running.server.url} (store: ${running.store.backend})`);
@@ -58,7 +88,7 @@ export function registerUp(program: Command): void {
       await untilSignal();
       stop.abort();
       await Promise.all([managed, ...workers]);
-      client.close();
+      for (const c of new Set([client, cmClient, schedulerClient, agentClient])) c.close();
       await running.stop();
       console.log('setpoint: stopped.');
     });

@@ -1,0 +1,419 @@
+/**
+ * Store watches on etcd: every watch of one EtcdStore shares one gRPC watch stream (etcd
+ * multiplexes watchers on a stream, as kube-apiserver's client does), with client-chosen watch ids.
+ *
+ * Expected flow: `open()` creates the etcd watcher at once (events buffer from then on), asking for
+ * previous values (prev_kv), fragmented large responses and periodic progress notifications. A
+ * broken stream is opened again with backoff and every watch re-created from the last revision it
+ * completed, so consumers see a pause, never a gap or a duplicate; history compacted in between
+ * ends the watch with Compacted.
+ *
+ * Revisions: a watch from revision R asks etcd for events from R itself, not R + 1, and drops the
+ * events at R: etcd then refuses exactly the starts below its compact revision, as the Store
+ * contract wants (a start at the compact revision would otherwise miss deletions at it).
+ *
+ * Progress: a progress event must come after every change the watch was already sent.
+ * - etcd's periodic progress notification (progress_notify; every
+ *   --experimental-watch-progress-notify-interval, default 10 minutes) travels in order with the
+ *   watcher's events, in every etcd version.
+ * - etcd's answer to RequestProgress is in order only from 3.4.31 and 3.5.13 (etcd-io/etcd 15220,
+ *   the same versions kube-apiserver requires before it relies on it). With those, a request for
+ *   progress is sent to etcd; with older members (Debian bookworm ships 3.4.23) the store waits for
+ *   the next periodic notification, so run etcd with a short progress interval (docs/etcd.md).
+ * Either way a progress event goes only to a watch that wants one: after `requestProgress()`, or
+ * when its `progressIntervalMs` passed without events.
+ *
+ * Guarantees: a consumer more than `maxBuffered` events behind is ended with WatchOverflow carrying
+ * the last revision it received; the stream never waits for it. Closing the store ends every watch
+ * with Closed.
+ */
+import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { Logger } from '@setpoint/api';
+import { DEFAULT_WATCH_BUFFER, StoreError, type WatchEvent, type WatchOptions } from '../store.js';
+import { storeRevision, type KeyCodec } from './codec.js';
+
+/** etcd's watch id of a response that belongs to no one watcher (a broadcast progress notification). */
+const BROADCAST = '-1';
+const MIN_BACKOFF_MS = 50;
+const MAX_BACKOFF_MS = 5_000;
+
+export interface WatchHubOptions {
+  readonly client: Etcd3;
+  readonly codec: KeyCodec;
+  readonly logger: Logger;
+  /** Whether every etcd member answers RequestProgress in order with events (3.4.31+, 3.5.13+). */
+  readonly orderedProgressRequests: boolean;
+  /** Told of every compact revision a watch learns. */
+  readonly onCompactRevision: (revision: number) => void;
+}
+
+/** The watches of one store and the one stream they share. */
+export class WatchHub {
+  private readonly watches = new Map<string, EtcdWatch>();
+  private stream: IDuplexStream<IWatchRequest, IWatchResponse> | undefined;
+  private connecting = false;
+  private closed = false;
+  private nextId = 1;
+  private backoffMs = MIN_BACKOFF_MS;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Creates sent on the current stream so far; orders creates against progress requests. */
+  private sequence = 0;
+  /** The sequence number of the progress request waiting for its answer, if any. */
+  private progressAsked: number | undefined;
+
+  constructor(readonly options: WatchHubOptions) {}
+
+  /** A new watch of keys under `prefix`, created at etcd right away. */
+  open(prefix: string, fromRevision: number, options: WatchOptions): EtcdWatch {
+    const watch = new EtcdWatch(this, String(this.nextId++), prefix, fromRevision, options);
+    if (watch.done) return watch;
+    this.watches.set(watch.id, watch);
+    if (this.stream !== undefined) this.create(watch);
+    else this.connect();
+    return watch;
+  }
+
+  /** Every watch wants a progress event; asks etcd for one when it answers in order. */
+  requestProgress(): void {
+    if (this.closed) return;
+    for (const watch of this.watches.values()) watch.wantsProgress = true;
+    this.askProgress();
+  }
+
+  /** Asks etcd for a progress notification (in-order servers only; one request at a time). */
+  askProgress(): void {
+    if (!this.options.orderedProgressRequests || this.stream === undefined || this.progressAsked !== undefined) return;
+    this.progressAsked = this.sequence;
+    this.stream.write({ progress_request: {} });
+  }
+
+  /** Forgets `watch` and cancels it at etcd. */
+  remove(watch: EtcdWatch): void {
+    if (this.watches.get(watch.id) !== watch) return;
+    this.watches.delete(watch.id);
+    if (this.stream !== undefined && watch.sentOn === this.stream) this.stream.write({ cancel_request: { watch_id: watch.id } });
+  }
+
+  /** Ends every watch with Closed and closes the stream. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const stream = this.stream;
+    this.stream = undefined;
+    stream?.cancel();
+    const err = new StoreError('Closed', 'the store was closed');
+    for (const watch of [...this.watches.values()]) watch.fail(err);
+    this.watches.clear();
+  }
+
+  private connect(): void {
+    if (this.connecting || this.closed || this.stream !== undefined) return;
+    this.connecting = true;
+    this.options.client.watchClient.watch().then(
+      (stream) => {
+        this.connecting = false;
+        if (this.closed) {
+          stream.cancel();
+          return;
+        }
+        this.stream = stream;
+        this.sequence = 0;
+        this.progressAsked = undefined;
+        stream.on('data', (res: IWatchResponse) => {
+          if (this.stream !== stream) return;
+          this.backoffMs = MIN_BACKOFF_MS;
+          this.dispatch(res);
+        });
+        stream.on('error', (err: Error) => this.lost(stream, err));
+        stream.on('end', () => this.lost(stream, new Error('etcd ended the watch stream')));
+        for (const watch of this.watches.values()) this.create(watch);
+      },
+      (err: unknown) => {
+        this.connecting = false;
+        this.retry(err);
+      },
+    );
+  }
+
+  private lost(stream: IDuplexStream<IWatchRequest, IWatchResponse>, err: unknown): void {
+    if (this.stream !== stream) return;
+    this.stream = undefined;
+    stream.cancel();
+    for (const watch of this.watches.values()) watch.detach();
+    this.retry(err);
+  }
+
+  private retry(err: unknown): void {
+    if (this.closed) return;
+    this.options.logger.warn({ err, retryInMs: this.backoffMs, watches: this.watches.size }, 'etcd watch stream failed; opening it again');
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => this.connect(), this.backoffMs);
+    this.reconnectTimer.unref();
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+  }
+
+  private create(watch: EtcdWatch): void {
+    const stream = this.stream!;
+    watch.attach(stream, ++this.sequence);
+    stream.write({ create_request: watch.createRequest() });
+  }
+
+  private dispatch(res: IWatchResponse): void {
+    if (res.watch_id === BROADCAST) {
+      if (res.created && res.canceled) {
+        // A create refused before it got an id (permissions): it cannot be told apart, so every
+        // unconfirmed watch fails and its consumer resumes.
+        for (const watch of [...this.watches.values()]) if (!watch.confirmed) watch.fail(refused(res.cancel_reason));
+        return;
+      }
+      if (res.events.length > 0) return;
+      // The answer to our progress request: true for the watches created before it was sent.
+      const asked = this.progressAsked;
+      this.progressAsked = undefined;
+      if (asked === undefined) return;
+      const revision = storeRevision(res.header.revision);
+      for (const watch of this.watches.values()) if (watch.confirmed && watch.sequence <= asked) watch.progress(revision);
+      if ([...this.watches.values()].some((w) => w.wantsProgress)) this.askProgress();
+      return;
+    }
+    this.watches.get(res.watch_id)?.handle(res);
+  }
+}
+
+/** One store watch: the consumer's iterator over what etcd sends for it. */
+export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
+  /** Whether it wants the next progress event. */
+  wantsProgress = false;
+  /** Whether etcd confirmed its creation on the current stream. */
+  confirmed = false;
+  /** The stream its create was sent on. */
+  sentOn: object | undefined;
+  /** Its create's place on that stream. */
+  sequence = 0;
+  private readonly range: { key: Buffer; range_end: Buffer };
+  private readonly maxBuffered: number;
+  /** Every change up to this revision has been buffered (the point to resume from). */
+  private complete: number;
+  /** Events at or below this revision are duplicates of what was buffered before a re-create. */
+  private skipThrough: number;
+  private lastDelivered: number;
+  private fragments: IEvent[] = [];
+  private readonly buffer: WatchEvent[] = [];
+  private head = 0;
+  private finished = false;
+  private failure: StoreError | undefined;
+  private waiter: ((r: IteratorResult<WatchEvent>) => void) | undefined;
+  private failWaiter: ((e: unknown) => void) | undefined;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private quietSinceTick = true;
+  private readonly onAbort = () => this.finish();
+
+  constructor(
+    private readonly hub: WatchHub,
+    readonly id: string,
+    prefix: string,
+    fromRevision: number,
+    private readonly options: WatchOptions,
+  ) {
+    this.range = hub.options.codec.range(prefix);
+    this.complete = fromRevision;
+    this.skipThrough = fromRevision;
+    this.lastDelivered = fromRevision;
+    this.maxBuffered = options.maxBuffered ?? DEFAULT_WATCH_BUFFER;
+    if (options.signal?.aborted) {
+      this.finished = true;
+      return;
+    }
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (options.progressIntervalMs !== undefined && options.progressIntervalMs > 0) {
+      this.progressTimer = setInterval(() => this.tickProgress(), options.progressIntervalMs);
+      this.progressTimer.unref();
+    }
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The create request that resumes this watch after the last complete revision. */
+  createRequest(): IWatchRequest['create_request'] {
+    return {
+      ...this.range,
+      start_revision: Math.max(this.complete, 1),
+      prev_kv: true,
+      progress_notify: true,
+      fragment: true,
+      watch_id: this.id,
+    };
+  }
+
+  /** Its create is being sent on `stream` as the `sequence`-th of that stream. */
+  attach(stream: object, sequence: number): void {
+    this.sentOn = stream;
+    this.sequence = sequence;
+    this.confirmed = false;
+    this.skipThrough = this.complete;
+    this.fragments = [];
+  }
+
+  /** The stream broke: wait to be created again. */
+  detach(): void {
+    this.sentOn = undefined;
+    this.confirmed = false;
+    this.fragments = [];
+  }
+
+  /** One response etcd sent for this watch. */
+  handle(res: IWatchResponse): void {
+    if (this.finished) return;
+    const compactRevision = Number(res.compact_revision);
+    if (compactRevision > 0) {
+      this.hub.options.onCompactRevision(compactRevision);
+      this.fail(
+        new StoreError('Compacted', `revision ${this.complete} has been compacted (compact revision ${compactRevision})`, {
+          compactRevision,
+          currentRevision: storeRevision(res.header.revision),
+        }),
+      );
+      return;
+    }
+    if (res.created) {
+      if (res.canceled) this.fail(refused(res.cancel_reason));
+      else this.confirmed = true;
+      return;
+    }
+    if (res.canceled) {
+      this.fail(refused(res.cancel_reason || 'etcd canceled the watch'));
+      return;
+    }
+    if (res.events.length === 0 && this.fragments.length === 0) {
+      this.progress(storeRevision(res.header.revision));
+      return;
+    }
+    if (res.fragment) {
+      for (const e of res.events) this.fragments.push(e);
+      return;
+    }
+    let events = res.events;
+    if (this.fragments.length > 0) {
+      events = this.fragments.concat(res.events);
+      this.fragments = [];
+    }
+    const codec = this.hub.options.codec;
+    for (const e of events) {
+      const revision = Number(e.kv.mod_revision);
+      if (revision <= this.skipThrough) continue;
+      if (revision > this.complete) this.complete = revision;
+      const prev = e.prev_kv ? codec.decode(e.prev_kv) : undefined;
+      let event: WatchEvent;
+      if (e.type === 'Delete') event = { type: 'delete', revision, key: codec.decodeKey(e.kv.key), prev };
+      else if (e.kv.version === '1') event = { type: 'create', revision, kv: codec.decode(e.kv) };
+      else event = { type: 'update', revision, kv: codec.decode(e.kv), prev };
+      this.push(event);
+      if (this.finished) return;
+    }
+  }
+
+  /** etcd says every change up to `revision` has been sent to this watch. */
+  progress(revision: number): void {
+    if (this.finished || revision < this.complete) return;
+    this.complete = revision;
+    if (!this.wantsProgress) return;
+    this.wantsProgress = false;
+    this.push({ type: 'progress', revision });
+  }
+
+  /** Ends the watch with `err` (thrown by the next read); buffered events are dropped. */
+  fail(err: StoreError): void {
+    if (this.finished) return;
+    this.failure = err;
+    this.buffer.length = 0;
+    this.head = 0;
+    this.finish();
+  }
+
+  next(): Promise<IteratorResult<WatchEvent>> {
+    if (this.head < this.buffer.length) {
+      const event = this.buffer[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.buffer.length) {
+        this.buffer.splice(0, this.head);
+        this.head = 0;
+      }
+      if (event.type !== 'progress') this.lastDelivered = event.revision;
+      return Promise.resolve({ value: event, done: false });
+    }
+    if (this.failure !== undefined) {
+      const err = this.failure;
+      this.failure = undefined;
+      return Promise.reject(err);
+    }
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise<IteratorResult<WatchEvent>>((resolve, reject) => {
+      this.waiter = resolve;
+      this.failWaiter = reject;
+    });
+  }
+
+  async return(): Promise<IteratorResult<WatchEvent>> {
+    this.finish();
+    return { value: undefined, done: true };
+  }
+
+  private push(event: WatchEvent): void {
+    this.quietSinceTick = false;
+    if (this.waiter !== undefined && this.head === this.buffer.length) {
+      const resolve = this.waiter;
+      this.waiter = undefined;
+      this.failWaiter = undefined;
+      if (event.type !== 'progress') this.lastDelivered = event.revision;
+      resolve({ value: event, done: false });
+      return;
+    }
+    if (this.buffer.length - this.head >= this.maxBuffered) {
+      this.fail(
+        new StoreError('WatchOverflow', `watch fell more than ${this.maxBuffered} events behind; resume from revision ${this.lastDelivered}`, {
+          lastRevision: this.lastDelivered,
+        }),
+      );
+      return;
+    }
+    this.buffer.push(event);
+  }
+
+  private tickProgress(): void {
+    if (this.quietSinceTick && !this.finished) {
+      this.wantsProgress = true;
+      this.hub.askProgress();
+    }
+    this.quietSinceTick = true;
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+    this.hub.remove(this);
+    const resolve = this.waiter;
+    const reject = this.failWaiter;
+    this.waiter = undefined;
+    this.failWaiter = undefined;
+    if (resolve === undefined) return;
+    if (this.failure !== undefined) {
+      const err = this.failure;
+      this.failure = undefined;
+      reject!(err);
+    } else {
+      resolve({ value: undefined, done: true });
+    }
+  }
+}
+
+function refused(reason: string): StoreError {
+  return new StoreError('Unavailable', `etcd refused the watch: ${reason}`);
+}
