@@ -1,12 +1,12 @@
 /**
  * The main job, end to end, as the README's quick start runs it: `setpoint up` in a temporary HOME,
- * a Deployment applied with kubectl whose pod is a real HTTP server process, the process killed and
- * brought back, `up` stopped and started again on the same data, everything converged.
+ * the example Deployment (examples/http-server) applied with kubectl, its processes answering HTTP,
+ * one killed and brought back, `up` stopped and started again on the same data, everything
+ * converged with the same objects and the same processes.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -15,17 +15,6 @@ import { promisify } from 'node:util';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -65,72 +54,65 @@ async function startUp(home: string): Promise<Up> {
   return { child, exited };
 }
 
+const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples');
+
 describe('setpoint up (the README quick start)', () => {
-  it('runs a Deployment as real processes, heals a killed one, and comes back converged after a restart', { timeout: 240_000 }, async () => {
+  it('runs the example Deployment as real processes, heals a killed one, and comes back converged after a restart', { timeout: 300_000 }, async () => {
     const home = await mkdtemp(join(tmpdir(), 'setpoint-up-home-'));
     const kubeconfig = join(home, '.setpoint', 'kubeconfig.yaml');
     const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 })).stdout;
-    const port = await freePort();
-    const get = async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/`);
-      return res.ok ? await res.text() : undefined;
+    /** Each replica's answer: it took its own port and wrote it to its working directory. */
+    const answers = async (): Promise<Map<string, string>> => {
+      const pods = JSON.parse(await kubectl('get', 'pods', '-l', 'app=http-server', '-o', 'json')) as { items: Array<{ metadata: { name: string; uid: string } }> };
+      const [node] = await readdir(join(home, '.setpoint', 'agent'));
+      const out = new Map<string, string>();
+      for (const pod of pods.items) {
+        const port = (await readFile(join(home, '.setpoint', 'agent', node!, 'pods', pod.metadata.uid, 'rootfs', 'port'), 'utf8')).trim();
+        out.set(pod.metadata.name, await (await fetch(`http://127.0.0.1:${port}/`)).text());
+      }
+      return out;
     };
+    const pidOf = (answer: string) => Number(/\(pid (\d+),/.exec(answer)![1]);
     let up: Up | undefined;
     try {
       up = await startUp(home);
-      const manifest = join(home, 'web.yaml');
-      await writeFile(
-        manifest,
-        `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      terminationGracePeriodSeconds: 2
-      containers:
-      - name: web
-        image: example/web:1
-        command: ["${process.execPath}", "-e", "require('http').createServer((q, s) => s.end('pid ' + process.pid)).listen(${port}, '127.0.0.1')"]
-        readinessProbe:
-          httpGet: {path: /, port: ${port}}
-          periodSeconds: 1
-`,
-      );
-      await kubectl('apply', '-f', manifest);
-      await kubectl('rollout', 'status', 'deployment/web', '--timeout=60s');
-      const first = await waitFor('the pod to answer HTTP', get);
-      assert.match(first, /^pid \d+$/);
-
-      // Kill the process: the agent restarts the container (restartPolicy Always).
-      process.kill(Number(first.slice(4)), 'SIGKILL');
-      const second = await waitFor('a new process to answer', async () => {
-        const text = await get();
-        return text !== undefined && text !== first ? text : undefined;
+      // As the README says: apply the example, watch it roll out, ask each process.
+      await kubectl('apply', '-k', join(examples, 'http-server'));
+      await kubectl('rollout', 'status', 'deployment/http-server', '--timeout=120s');
+      const first = await waitFor('both replicas to answer HTTP', async () => {
+        const got = await answers();
+        return got.size === 2 && [...got].every(([name, text]) => text.startsWith(`hello from ${name} (pid `)) ? got : undefined;
       });
-      const restarts = await kubectl('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[0].status.containerStatuses[0].restartCount}');
+
+      // Kill one process: the agent restarts the container (restartPolicy Always).
+      const [victim, answer] = [...first][0]!;
+      process.kill(pidOf(answer), 'SIGKILL');
+      const healed = await waitFor('a new process to answer for the killed one', async () => {
+        const got = await answers();
+        const now = got.get(victim);
+        return now !== undefined && pidOf(now) !== pidOf(answer) && got.size === 2 ? got : undefined;
+      }, 120_000);
+      const restarts = await kubectl('get', 'pod', victim, '-o', 'jsonpath={.status.containerStatuses[0].restartCount}');
       assert.equal(restarts, '1');
 
-      // Stop up; start it again on the same data: the same objects, the pod adopted, not duplicated.
-      const uid = await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.uid}');
+      // Stop up; start it again on the same data: the same objects, the processes adopted, not duplicated.
+      const uid = await kubectl('get', 'deployment', 'http-server', '-o', 'jsonpath={.metadata.uid}');
       up.child.kill('SIGINT');
       assert.equal(await up.exited, 0);
       up = undefined;
       up = await startUp(home);
-      assert.equal(await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.uid}'), uid, 'the same Deployment');
-      await kubectl('rollout', 'status', 'deployment/web', '--timeout=60s');
-      assert.equal(await waitFor('the adopted process to answer', get), second, 'the process kept running and was adopted');
-      const pods = await kubectl('get', 'pods', '-l', 'app=web', '-o', 'name');
-      assert.equal(pods.trim().split('\n').length, 1, 'one pod, not a duplicate');
+      assert.equal(await kubectl('get', 'deployment', 'http-server', '-o', 'jsonpath={.metadata.uid}'), uid, 'the same Deployment');
+      await kubectl('rollout', 'status', 'deployment/http-server', '--timeout=120s');
+      const after = await waitFor('the adopted processes to answer', async () => {
+        const got = await answers();
+        return got.size === 2 ? got : undefined;
+      });
+      assert.deepEqual(after, healed, 'the same pods, answered by the same processes');
     } finally {
       if (up !== undefined) {
-        // Pods outlive `up` by design: delete them and wait until their process is gone.
-        await kubectl('delete', 'deployment', 'web', '--cascade=foreground', '--timeout=30s').catch(() => undefined);
-        await waitFor('the pod to be gone', async () => (await kubectl('get', 'pods', '-l', 'app=web', '-o', 'name')).trim() === '', 30_000).catch(() => undefined);
-        await waitFor('the process to stop', async () => (await get().catch(() => undefined)) === undefined, 30_000).catch(() => undefined);
+        // Pods outlive `up` by design: delete them and wait until their processes are gone.
+        await kubectl('delete', '-k', join(examples, 'http-server'), '--cascade=foreground', '--timeout=60s').catch(() => undefined);
+        await waitFor('the pods to be gone', async () => (await kubectl('get', 'pods', '-l', 'app=http-server', '-o', 'name')).trim() === '', 60_000).catch(() => undefined);
         up.child.kill('SIGINT');
         await up.exited;
       }
