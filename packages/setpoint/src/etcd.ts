@@ -20,12 +20,10 @@ export interface EtcdFlags {
 
 /** Opens the EtcdStore the flags describe; throws a one-line Error for bad flags, StoreError when etcd does not answer. */
 export async function openEtcdStore(flags: EtcdFlags, logger: Logger): Promise<EtcdStore> {
-  if (flags.etcdEndpoints === undefined) throw new Error('--store etcd needs --etcd-endpoints URL[,URL…]');
-  const endpoints = parseEndpoints(flags.etcdEndpoints, '--etcd-endpoints');
-  if ((flags.etcdCertfile === undefined) !== (flags.etcdKeyfile === undefined)) throw new Error('--etcd-certfile and --etcd-keyfile go together');
+  checkEtcdFlags(flags, 'etcd');
+  const endpoints = parseEndpoints(flags.etcdEndpoints!, '--etcd-endpoints');
   const read = (file: string | undefined) => (file === undefined ? undefined : readFile(resolve(file)));
   const [ca, cert, key] = await Promise.all([read(flags.etcdCafile), read(flags.etcdCertfile), read(flags.etcdKeyfile)]);
-  if (cert !== undefined && ca === undefined) throw new Error('--etcd-certfile needs --etcd-cafile');
   return EtcdStore.open({
     endpoints,
     etcdPrefix: flags.etcdPrefix ?? '',
@@ -34,9 +32,18 @@ export async function openEtcdStore(flags: EtcdFlags, logger: Logger): Promise<E
   });
 }
 
-/** Throws when etcd flags are given without --store etcd (they would be ignored). */
-export function checkEtcdFlagsUnused(flags: EtcdFlags, backend: string): void {
-  if (backend === 'etcd') return;
+/**
+ * Checks the etcd flags before anything is created: with --store etcd, endpoints are required and
+ * well-formed, and a client certificate comes with its key; without it, no etcd flag is given.
+ */
+export function checkEtcdFlags(flags: EtcdFlags, backend: string): void {
+  if (backend === 'etcd') {
+    if (flags.etcdEndpoints === undefined) throw new Error('--store etcd needs --etcd-endpoints URL[,URL…]');
+    parseEndpoints(flags.etcdEndpoints, '--etcd-endpoints');
+    if ((flags.etcdCertfile === undefined) !== (flags.etcdKeyfile === undefined)) throw new Error('--etcd-certfile and --etcd-keyfile go together');
+    if (flags.etcdCertfile !== undefined && flags.etcdCafile === undefined) throw new Error('--etcd-certfile needs --etcd-cafile');
+    return;
+  }
   const given = (['etcdEndpoints', 'etcdCafile', 'etcdCertfile', 'etcdKeyfile'] as const).filter((k) => flags[k] !== undefined);
   if (given.length > 0 || (flags.etcdPrefix ?? '') !== '') throw new Error(`--etcd-… flags are used with --store etcd only, not --store ${backend}`);
 }

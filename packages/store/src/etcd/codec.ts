@@ -29,6 +29,11 @@ export class KeyCodec {
     return Buffer.from(this.prefix + key, 'utf8');
   }
 
+  /** The smallest etcd key after Store key `key`'s (its key plus a NUL byte). */
+  encodeAfter(key: string): Buffer {
+    return Buffer.from(`${this.prefix}${key}\u0000`, 'utf8');
+  }
+
   /** The Store key of etcd key `raw` (which starts with the prefix). */
   decodeKey(raw: Buffer): string {
     return raw.toString('utf8', this.prefixBytes);

@@ -22,9 +22,13 @@
  * Errors: etcd's ErrCompacted becomes Compacted with the compact revision; ErrFutureRev
  * FutureRevision; an etcd that does not answer (no connection, no leader, deadline, overload, full)
  * Unavailable, which the API server answers 503 with Retry-After (errors.ts).
- * Caveats: the etcd3 client retries a request that failed in a way it deems recoverable (up to 3
- * times, on another endpoint). A retried write whose first attempt did apply fails its comparison
- * and reports AlreadyExists or Conflict, though the write happened — never a write made twice.
+ * Retries: the etcd3 client runs a request that failed in a way it deems recoverable again, up to 3
+ * attempts, each on the next endpoint (retry.ts). A write retried after an attempt that may have
+ * applied and whose comparison then fails is recognised as applied when the key holds exactly its
+ * value (create: never updated since; update: the same key, at a later revision) and reported as
+ * made. Caveats: a guarded delete in that case reports NotFound, and a write overwritten by another
+ * before its retry answered reports AlreadyExists or Conflict, though it was made — never a write
+ * made twice.
  */
 import { hostname } from 'node:os';
 import { silentLogger, type Logger } from '@setpoint/api';
@@ -46,6 +50,7 @@ import { checkKey, checkPrefix, checkRevision, checkValue, compareKeys, resolveL
 import { KeyCodec, storeRevision } from './codec.js';
 import { EtcdElection } from './election.js';
 import { classify, unavailable } from './errors.js';
+import { faultHandling, tracked, type Attempts } from './retry.js';
 import { orderedProgressRequests, probeVersions } from './version.js';
 import { WatchHub } from './watch.js';
 
@@ -59,6 +64,12 @@ export interface EtcdStoreOptions extends StoreOptions {
   readonly etcdPrefix?: string;
   /** Deadline of each request (watches excepted). Default 10 s. */
   readonly requestTimeoutMs?: number;
+  /**
+   * Whether to ask etcd for progress notifications (RequestProgress), which must be answered in
+   * order with events. Default: when every endpoint runs etcd 3.4.31+ or 3.5.13+. Set it only for
+   * members known to answer in order, or in tests.
+   */
+  readonly progressRequests?: boolean;
   /** TLS to etcd (PEM): the CA that signed the members' certificates, and a client certificate and key. */
   readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
   readonly logger?: Logger;
@@ -89,7 +100,7 @@ export class EtcdStore implements Store {
   private constructor(
     private readonly client: Etcd3,
     readonly cluster: EtcdClusterInfo,
-    private readonly options: EtcdStoreOptions,
+    options: EtcdStoreOptions,
   ) {
     this.limits = resolveLimits(options);
     this.codec = new KeyCodec(options.etcdPrefix ?? '');
@@ -120,7 +131,8 @@ export class EtcdStore implements Store {
     }
     const cluster: EtcdClusterInfo = {
       versions,
-      orderedProgressRequests: Object.keys(versions).length === options.endpoints.length && Object.values(versions).every(orderedProgressRequests),
+      orderedProgressRequests:
+        options.progressRequests ?? (Object.keys(versions).length === options.endpoints.length && Object.values(versions).every(orderedProgressRequests)),
     };
     const store = new EtcdStore(new Etcd3({ ...clientOptions, hosts: [...options.endpoints] }), cluster, options);
     store.logger.info({ ...cluster, etcdPrefix }, 'connected to etcd');
@@ -140,16 +152,18 @@ export class EtcdStore implements Store {
 
   async compactRevision(): Promise<number> {
     this.checkOpen();
-    // Reads below the compact revision fail: find the lowest revision that reads, starting from
-    // the highest one known to be compacted (compaction only moves forward).
-    let low = this.knownCompact; // compact revision >= low
-    if (await this.readsAt(Math.max(low, 1))) return low;
-    let step = 1;
-    let high = low + step; // the first revision found to read
-    while (!(await this.readsAt(high))) {
+    // Reads below the compact revision fail: find the lowest revision that reads, searching up
+    // from the highest one known to be compacted (compaction only moves forward).
+    let low = Math.max(this.knownCompact, 1);
+    if (await this.readsAt(low)) return this.knownCompact;
+    // Reads at `low` fail, so the compact revision is above it: gallop up to a revision that reads.
+    let high = low + 1;
+    let current: number | undefined;
+    for (let step = 2; !(await this.readsAt(high)); step *= 2) {
       low = high;
-      step *= 2;
-      high = Math.min(low + step, await this.currentEtcdRevision());
+      current ??= await this.currentEtcdRevision();
+      high = Math.min(low + step, current);
+      if (high <= low) throw new StoreError('Unavailable', `etcd refuses reads at its current revision ${current}`);
     }
     while (high - low > 1) {
       const mid = Math.floor((low + high) / 2);
@@ -176,7 +190,7 @@ export class EtcdStore implements Store {
     const range = this.codec.range(prefix);
     const request: IRangeRequest = { key: range.key, range_end: range.range_end };
     if (options.after !== undefined && compareKeys(options.after, prefix) >= 0) {
-      request.key = Buffer.concat([this.codec.encode(options.after), ZERO]);
+      request.key = this.codec.encodeAfter(options.after);
     }
     if (options.limit !== undefined && options.limit > 0) request.limit = options.limit;
     if (requested !== 0) request.revision = requested;
@@ -197,6 +211,7 @@ export class EtcdStore implements Store {
     checkKey(this.limits, key);
     checkValue(this.limits, key, value);
     const k = this.codec.encode(key);
+    const attempts: Attempts = { count: 0, uncertain: false };
     const res = await this.call(
       'creating a key',
       () =>
@@ -206,9 +221,13 @@ export class EtcdStore implements Store {
           failure: [{ request_range: { key: k } }],
         }),
       key,
+      attempts,
     );
     if (!res.succeeded) {
       const current = this.readBack(res);
+      // An attempt that failed after reaching etcd may have created the key, and the retry that
+      // answered then found it (retry.ts): the key holding this value, never updated, is this create's.
+      if (attempts.uncertain && current !== undefined && current.value === value && current.createRevision === current.modRevision) return current;
       throw new StoreError('AlreadyExists', `key ${JSON.stringify(key)} already exists`, { key, ...(current === undefined ? {} : { current }) });
     }
     const revision = Number(res.header.revision);
@@ -223,6 +242,7 @@ export class EtcdStore implements Store {
     // No version has modRevision 0, and etcd's mod_revision of an absent key is 0: answer from a read.
     if (expectedModRevision === 0) throw this.refusal(key, await this.get(key), 0);
     const k = this.codec.encode(key);
+    const attempts: Attempts = { count: 0, uncertain: false };
     const res = await this.call(
       'updating a key',
       () =>
@@ -232,8 +252,23 @@ export class EtcdStore implements Store {
           failure: [{ request_range: { key: k } }],
         }),
       key,
+      attempts,
     );
-    if (!res.succeeded) throw this.refusal(key, this.readBack(res), expectedModRevision);
+    if (!res.succeeded) {
+      const current = this.readBack(res);
+      // As in create: the same key (created no later than the version expected) holding this value
+      // at a later revision is this update, applied by an attempt whose answer was lost.
+      if (
+        attempts.uncertain &&
+        current !== undefined &&
+        current.value === value &&
+        current.modRevision > expectedModRevision &&
+        current.createRevision <= expectedModRevision
+      ) {
+        return current;
+      }
+      throw this.refusal(key, current, expectedModRevision);
+    }
     const before = res.responses[0]?.response_range?.kvs[0];
     const revision = Number(res.header.revision);
     return { key, value, createRevision: before === undefined ? revision : Number(before.create_revision), modRevision: revision };
@@ -332,11 +367,14 @@ export class EtcdStore implements Store {
     if (this.closed) throw new StoreError('Closed', 'the store is closed');
   }
 
-  /** Runs one etcd request, mapping its failure (a closed store: Closed; else Unavailable). */
-  private async call<T>(what: string, request: () => Promise<T>, key?: string): Promise<T> {
+  /**
+   * Runs one etcd request, mapping its failure (a closed store: Closed; else Unavailable). With
+   * `attempts`, records what its attempts did (retry.ts).
+   */
+  private async call<T>(what: string, request: () => Promise<T>, key?: string, attempts?: Attempts): Promise<T> {
     this.checkOpen();
     try {
-      return await request();
+      return await (attempts === undefined ? request() : tracked(attempts, request));
     } catch (err) {
       if (this.closed) throw new StoreError('Closed', 'the store was closed', { cause: err });
       throw unavailable(what, err, key);
@@ -430,6 +468,9 @@ function etcdClientOptions(options: EtcdStoreOptions): Omit<IOptions, 'hosts'> {
       'grpc.keepalive_timeout_ms': 10_000,
     },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeout }),
+    // Retries as the client's default does, noting whether a failed attempt may have applied; skips
+    // members that do not answer, but not members that answer that there is no leader (retry.ts).
+    faultHandling,
     dialTimeout: timeout,
   };
 }

@@ -58,8 +58,10 @@ export class WatchHub {
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** Creates sent on the current stream so far; orders creates against progress requests. */
   private sequence = 0;
-  /** The sequence number of the progress request waiting for its answer, if any. */
-  private progressAsked: number | undefined;
+  /** Progress requests sent so far (over every stream). */
+  private progressRequests = 0;
+  /** The progress request waiting for its answer: its number, and how many creates preceded it. */
+  private progressAsked: { readonly request: number; readonly sequence: number } | undefined;
 
   constructor(readonly options: WatchHubOptions) {}
 
@@ -76,14 +78,19 @@ export class WatchHub {
   /** Every watch wants a progress event; asks etcd for one when it answers in order. */
   requestProgress(): void {
     if (this.closed) return;
-    for (const watch of this.watches.values()) watch.wantsProgress = true;
+    for (const watch of this.watches.values()) watch.wantProgress(this.progressRequests);
     this.askProgress();
+  }
+
+  /** The number of the last progress request sent: a want that begins now is answered by a later one. */
+  get lastProgressRequest(): number {
+    return this.progressRequests;
   }
 
   /** Asks etcd for a progress notification (in-order servers only; one request at a time). */
   askProgress(): void {
     if (!this.options.orderedProgressRequests || this.stream === undefined || this.progressAsked !== undefined) return;
-    this.progressAsked = this.sequence;
+    this.progressAsked = { request: ++this.progressRequests, sequence: this.sequence };
     this.stream.write({ progress_request: {} });
   }
 
@@ -168,13 +175,18 @@ export class WatchHub {
         return;
       }
       if (res.events.length > 0) return;
-      // The answer to our progress request: true for the watches created before it was sent.
+      // The answer to our progress request: true for the watches created before it was sent, and
+      // the current revision for those that wanted progress before it was sent.
       const asked = this.progressAsked;
       this.progressAsked = undefined;
       if (asked === undefined) return;
       const revision = storeRevision(res.header.revision);
-      for (const watch of this.watches.values()) if (watch.confirmed && watch.sequence <= asked) watch.progress(revision);
-      if ([...this.watches.values()].some((w) => w.wantsProgress)) this.askProgress();
+      let wanting = false;
+      for (const watch of this.watches.values()) {
+        if (watch.confirmed && watch.sequence <= asked.sequence) watch.progress(revision, asked.request);
+        wanting ||= watch.wantedSince !== undefined;
+      }
+      if (wanting) this.askProgress();
       return;
     }
     this.watches.get(res.watch_id)?.handle(res);
@@ -183,8 +195,11 @@ export class WatchHub {
 
 /** One store watch: the consumer's iterator over what etcd sends for it. */
 export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
-  /** Whether it wants the next progress event. */
-  wantsProgress = false;
+  /**
+   * When it wants a progress event: the number of the first progress request sent after the want
+   * began (whose answer carries a revision at least as new); undefined when it wants none.
+   */
+  wantedSince: number | undefined;
   /** Whether etcd confirmed its creation on the current stream. */
   confirmed = false;
   /** The stream its create was sent on. */
@@ -319,12 +334,21 @@ export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
     }
   }
 
-  /** etcd says every change up to `revision` has been sent to this watch. */
-  progress(revision: number): void {
+  /** Wants a progress event; `lastRequest` is the number of the last progress request sent. */
+  wantProgress(lastRequest: number): void {
+    this.wantedSince ??= lastRequest + 1;
+  }
+
+  /**
+   * etcd says every change up to `revision` has been sent to this watch: periodically (no
+   * `request`), or answering progress request number `request`, which satisfies only wants that
+   * began before it was sent.
+   */
+  progress(revision: number, request?: number): void {
     if (this.finished || revision < this.complete) return;
     this.complete = revision;
-    if (!this.wantsProgress) return;
-    this.wantsProgress = false;
+    if (this.wantedSince === undefined || (request !== undefined && request < this.wantedSince)) return;
+    this.wantedSince = undefined;
     this.push({ type: 'progress', revision });
   }
 
@@ -387,7 +411,7 @@ export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
 
   private tickProgress(): void {
     if (this.quietSinceTick && !this.finished) {
-      this.wantsProgress = true;
+      this.wantProgress(this.hub.lastProgressRequest);
       this.hub.askProgress();
     }
     this.quietSinceTick = true;
