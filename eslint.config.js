@@ -5,7 +5,7 @@ export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'packages/dashboard/build/**', 'bench/results/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { setpoint: { rules: { boundaries } } },
     rules: {
       'setpoint/boundaries': 'error',

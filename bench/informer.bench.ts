@@ -14,6 +14,8 @@
  * Both informers first sync a separate warm-up namespace (1,000 objects), so neither is measured
  * with cold code.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
@@ -21,9 +23,17 @@ import { ApiError, type KubeList, type KubeObject, type Status } from '@setpoint
 import { SharedInformer, type ListWatch, type ListOptions, type WatchEvent, type WatchOptions } from '@setpoint/client';
 import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
 import { MemoryStore } from '@setpoint/store';
-import { nowMs, printTable, smoke, writeResults, type Row } from './lib.js';
+import { BenchReport, nowMs, ratio, smoke, type Row } from './lib.js';
 
 const objects = smoke ? 1_000 : 50_000;
+
+function clientNodeVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@kubernetes/client-node/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '(version unknown)';
+  }
+}
 const warmup = 1_000;
 
 function findGc(): { gc: () => void; note: string | undefined } {
@@ -181,8 +191,21 @@ export async function run(): Promise<void> {
     const rows: Row[] = [];
     rows.push(await measure('setpoint SharedInformer', gc, () => startOurs(cp, 'bench'), objects));
     rows.push(await measure('client-node makeInformer', gc, () => startTheirs(cp, 'bench'), objects));
-    printTable(`informer sync: ${objects.toLocaleString('en-US')} ConfigMaps of ~${Math.round(jsonBytes / objects)} B JSON, in-process control plane over HTTP`, rows);
-    console.log(`\nresults: ${writeResults('informer', { objects, jsonBytesPerObject: jsonBytes / objects, gc: note ?? 'global.gc', rows })}`);
+    const report = new BenchReport(
+      'informer',
+      `Time to sync and heap bytes per cached object for ${objects.toLocaleString('en-US')} ConfigMaps of about 1 KiB: Setpoint's SharedInformer beside @kubernetes/client-node's makeInformer, against the same in-process control plane.`,
+    );
+    report.table(`informer sync: ${objects.toLocaleString('en-US')} ConfigMaps of ~${Math.round(jsonBytes / objects)} B JSON, in-process control plane over HTTP`, rows);
+    const [ours, theirs] = rows as [Row, Row];
+    const ratios = { 'sync time, ours ÷ client-node': ratio(ours['sync ms'], theirs['sync ms']), 'heap per object, ours ÷ client-node': ratio(ours['bytes/object'], theirs['bytes/object']) };
+    report.table('ours beside client-node (same run)', [ratios]);
+    report.headline(`informer sync of ${objects.toLocaleString('en-US')} ConfigMaps: ours vs client-node`, `${(Number(ours['sync ms']) / 1000).toFixed(2)} s vs ${(Number(theirs['sync ms']) / 1000).toFixed(2)} s (×${ratios['sync time, ours ÷ client-node'].toFixed(2)})`);
+    report.headline('informer heap per object: ours vs client-node', `${Math.round(Number(ours['bytes/object']))} B vs ${Math.round(Number(theirs['bytes/object']))} B (×${ratios['heap per object, ours ÷ client-node'].toFixed(2)})`, `JSON ~${Math.round(jsonBytes / objects)} B per object`);
+    report.chart({ kind: 'bar', title: `Informer sync time, ${objects.toLocaleString('en-US')} ConfigMaps`, unit: 's', bars: rows.map((r) => ({ label: String(r.informer), value: Number(r['sync ms']) / 1000 })) });
+    report.chart({ kind: 'bar', title: 'Heap per cached object', unit: 'B', bars: [...rows.map((r) => ({ label: String(r.informer), value: Number(r['bytes/object']) })), { label: 'the JSON itself', value: jsonBytes / objects }] });
+    if (note !== undefined) report.note(note);
+    report.note(`@kubernetes/client-node ${clientNodeVersion()}; both informers first synced a warm-up namespace of ${warmup.toLocaleString('en-US')} objects; the store is in memory, the server in this process over plain HTTP.`);
+    report.write({ objects, jsonBytesPerObject: jsonBytes / objects, gc: note ?? 'global.gc', rows, oursVsClientNode: ratios });
   } finally {
     await cp.stop();
   }

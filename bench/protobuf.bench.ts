@@ -6,7 +6,7 @@
  * ConfigMap. Also the one-off cost of parsing the message definitions (first use in the process).
  */
 import { decodeProtobuf, encodeProtobuf } from '@setpoint/apiserver';
-import { nowMs, printTable, smoke, writeResults, type Row } from './lib.js';
+import { BenchReport, nowMs, smoke, type Row } from './lib.js';
 
 const iterations = smoke ? 500 : 20_000;
 const T = '2026-11-29T15:47:44Z';
@@ -127,7 +127,23 @@ export async function run(): Promise<void> {
       'protobuf/json (decode+encode)': (protoDecode + protoEncode) / (jsonDecode + jsonEncode),
     });
   }
-  printTable(`protobuf codec vs JSON, per object (${iterations.toLocaleString('en-US')} calls each)`, rows);
-  console.log(`first use (parse the message definitions, build the codecs): ${coldMs.toFixed(1)} ms`);
-  console.log(`\nresults: ${writeResults('protobuf', { iterations, firstUseMs: coldMs, rows })}`);
+  const report = new BenchReport('protobuf', "The cost per object of Kubernetes' protobuf encoding (envelope, message, conversion from and to the server's JSON objects) beside JSON.parse / JSON.stringify, for a Pod and a ConfigMap.");
+  report.table(`protobuf codec vs JSON, per object (${iterations.toLocaleString('en-US')} calls each)`, rows);
+  report.note(`First use (parse the message definitions, build the codecs): ${coldMs.toFixed(1)} ms.`);
+  const podRow = rows.find((r) => r.object === 'Pod');
+  if (podRow) {
+    report.headline('Pod: protobuf decode + encode vs JSON', `${(Number(podRow['protobuf decode µs']) + Number(podRow['protobuf encode µs'])).toFixed(1)} µs vs ${(Number(podRow['json decode µs']) + Number(podRow['json encode µs'])).toFixed(1)} µs (×${Number(podRow['protobuf/json (decode+encode)']).toFixed(2)})`, `${podRow['protobuf bytes']} B vs ${podRow['json bytes']} B`);
+  }
+  report.chart({
+    kind: 'bar',
+    title: 'Codec cost per object (µs)',
+    unit: 'µs',
+    bars: rows.flatMap((r) => [
+      { label: `${r.object} decode, JSON`, value: Number(r['json decode µs']), series: 'JSON' },
+      { label: `${r.object} decode, protobuf`, value: Number(r['protobuf decode µs']), series: 'protobuf' },
+      { label: `${r.object} encode, JSON`, value: Number(r['json encode µs']), series: 'JSON' },
+      { label: `${r.object} encode, protobuf`, value: Number(r['protobuf encode µs']), series: 'protobuf' },
+    ]),
+  });
+  report.write({ iterations, firstUseMs: coldMs, rows });
 }

@@ -10,7 +10,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { newRateLimitingQueue, PrometheusQueueMetrics, type QueueMetricsProvider } from '@setpoint/client';
 import { realClock } from '@setpoint/api';
-import { nowMs, printTable, smoke, writeResults, type Row } from './lib.js';
+import { BenchReport, nowMs, smoke, type Row } from './lib.js';
 
 const totalAdds = smoke ? 20_000 : 200_000;
 const distinctKeys = smoke ? 1_000 : 10_000;
@@ -91,10 +91,17 @@ export async function run(): Promise<void> {
       for (const workers of [1, 4, 16]) rows.push(await measure(workers, producer, withMetrics));
     }
   }
-  printTable(
-    `work queue: ${totalAdds.toLocaleString('en-US')} adds over ${distinctKeys.toLocaleString('en-US')} keys, no-op reconcile (median of ${repeats})`,
-    rows,
-  );
-  const file = writeResults('queue', { totalAdds, distinctKeys, batch, repeats, rows });
-  console.log(`\nresults: ${file}`);
+  const report = new BenchReport('queue', 'Keys per second through the rate-limiting work queue controllers use, with a no-op reconcile, for 1, 4 and 16 async workers, with and without Prometheus metrics; and how many adds coalesce into one item.');
+  report.table(`work queue: ${totalAdds.toLocaleString('en-US')} adds over ${distinctKeys.toLocaleString('en-US')} keys, no-op reconcile (median of ${repeats})`, rows);
+  const best = (producer: string, metrics: string) => Math.max(...rows.filter((r) => r.producer === producer && r.metrics === metrics).map((r) => Number(r['keys/s'])));
+  report.headline('work queue keys/s, trickle producer, no-op reconcile (best of 1/4/16 workers)', `${Math.round(best('trickle', 'none')).toLocaleString('en-US')} (with Prometheus metrics ${Math.round(best('trickle', 'prometheus')).toLocaleString('en-US')})`);
+  const burst = rows.find((r) => r.producer === 'burst' && r.metrics === 'none' && r.workers === '1');
+  if (burst) report.headline('adds coalesced per processed item, burst producer', Number(burst['adds per item']).toFixed(1), `${distinctKeys.toLocaleString('en-US')} distinct keys, ${totalAdds.toLocaleString('en-US')} adds`);
+  report.chart({
+    kind: 'bar',
+    title: 'Work queue keys/s (no-op reconcile)',
+    unit: 'keys/s',
+    bars: rows.map((r) => ({ label: `${r.producer}, ${r.workers} worker${r.workers === '1' ? '' : 's'}`, value: Number(r['keys/s']), series: r.metrics === 'none' ? 'no metrics' : 'Prometheus metrics' })),
+  });
+  report.write({ totalAdds, distinctKeys, batch, repeats, rows });
 }

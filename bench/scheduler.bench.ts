@@ -17,7 +17,7 @@ import { Client, Manager } from '@setpoint/client';
 import { startControlPlane } from '@setpoint/client/testing';
 import { registerScheduler } from '@setpoint/controllers';
 import { MemoryStore } from '@setpoint/store';
-import { nowMs, printTable, smoke, writeResults, type Row } from './lib.js';
+import { BenchReport, nowMs, smoke, type Row } from './lib.js';
 
 const sizes = smoke ? [100] : [1_000, 5_000];
 const podCount = smoke ? 200 : 2_000;
@@ -109,7 +109,9 @@ export async function run(): Promise<void> {
   await measure(smoke ? 50 : 1_000, smoke ? 50 : podCount); // warm-up (JIT, allocator), not reported
   const rows: Row[] = [];
   for (const nodes of sizes) rows.push(await measure(nodes, podCount));
-  printTable(`Scheduler: ${podCount} pods placed onto N nodes (one process: API server, watch, scheduler)`, rows);
-  const file = writeResults('scheduler', { pods: podCount, rows });
-  console.log(`\nwrote ${file}`);
+  const report = new BenchReport('scheduler', `Pods placed per second by the scheduler: ${podCount.toLocaleString('en-US')} pending pods onto ${sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} nodes, with the API server, its watch and the scheduler in one process.`);
+  report.table(`Scheduler: ${podCount} pods placed onto N nodes (one process: API server, watch, scheduler)`, rows);
+  for (const r of rows) report.headline(`scheduler throughput, ${Number(r.nodes).toLocaleString('en-US')} nodes`, `${Math.round(Number(r['pods/s']))} pods/s`, `${r.placed} of ${r.pods} placed in ${Number(r.seconds).toFixed(1)} s`);
+  report.chart({ kind: 'bar', title: 'Scheduler throughput', unit: 'pods/s', bars: rows.map((r) => ({ label: `${Number(r.nodes).toLocaleString('en-US')} nodes`, value: Number(r['pods/s']) })) });
+  report.write({ pods: podCount, rows });
 }

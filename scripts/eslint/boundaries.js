@@ -19,6 +19,8 @@ export const allowedImports = {
   agent: ['api', 'client'],
   'agent:testing': ['api', 'client'],
   dashboard: [],
+  // The dashboard's browser tests start an API server in-process (the app itself talks HTTP only).
+  'dashboard:testing': ['api', 'store', 'apiserver', 'client'],
   setpoint: ['*'],
   bench: ['*'],
   examples: ['api', 'client'],
@@ -48,6 +50,8 @@ function areaOf(file) {
     if (rel[1] === 'controllers' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'controllers:testing';
     // The agent's tests run it against the in-process control plane of @setpoint/client/testing.
     if (rel[1] === 'agent' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'agent:testing';
+    // The dashboard's tests (test/) serve the built app from an in-process API server.
+    if (rel[1] === 'dashboard' && rel[2] === 'test') return 'dashboard:testing';
     return rel[1];
   }
   if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];

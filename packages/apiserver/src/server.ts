@@ -11,7 +11,9 @@
  * Unauthorized Status that never says why (except /livez, /readyz, /healthz and /version, and
  * /metrics from loopback). With an authenticator, authenticated requests are then authorized
  * (authz/: system:masters, Node, RBAC, with the default roles ensured at start) and refused with
- * Kubernetes' 403 before anything is read or written.
+ * Kubernetes' 403 before anything is read or written. Requests beyond the in-flight limits get 429
+ * with Retry-After, and requests that outlive the request timeout 504 (http/limits.ts); with
+ * `audit`, every request is recorded in the audit log by its policy (audit/).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -25,12 +27,16 @@ import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/in
 import { Authorization, requestAttributes, type AuthorizationOptions } from './authz/index.js';
 import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptions } from './auth/serviceaccount.js';
 import { CrdController } from './crd/controller.js';
+import { DashboardFiles, DashboardSessions, dashboardLoginPath, isPublicDashboardRequest, registerDashboardRoutes, type ComponentMetricsSource, type DashboardSessionOptions } from './dashboard/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
-import { MAX_BODY_BYTES, decodeBody } from './http/body.js';
+import { Auditor, type AuditOptions } from './audit/index.js';
+import { decodeBody } from './http/body.js';
+import { answerClientError, answerExpectationFailed, answerFrameworkError } from './http/clienterror.js';
+import { RequestLimits, bodyTooLarge, isBodyTooLarge, type RequestLimitsOptions } from './http/limits.js';
 import { ApiMetrics } from './http/metrics.js';
 import { hasProtobufMessage } from './http/protobuf/index.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './http/requestinfo.js';
-import { negotiateMedia, send, sendError } from './http/respond.js';
+import { negotiateMedia, send, sendError, toApiError } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/openapi.js';
 import { builtinResources } from './registry/builtin.js';
 import { Registry } from './registry/registry.js';
@@ -87,6 +93,19 @@ export interface ApiServerOptions {
    * (AlwaysAllow). Without an authenticator nothing is authorized (everyone is an anonymous admin).
    */
   readonly authorization?: AuthorizationOptions | false;
+  /**
+   * Request limits (http/limits.ts): requests in flight (read-only, mutating, and a reserved pool for
+   * leases), watches per user, body size, request timeouts. Defaults: kube-apiserver's.
+   */
+  readonly limits?: RequestLimitsOptions;
+  /** The audit log (audit/): one audit.k8s.io/v1 event a line, by policy. Off unless given. */
+  readonly audit?: AuditOptions;
+  /**
+   * The web dashboard (dashboard/): `dir` is its build (index.html, assets/), served at /ui/ to
+   * everyone; sign-in links and sessions last as the options say. Without `dir`, /ui/ is a 404
+   * (sign-in links still work).
+   */
+  readonly dashboard?: DashboardSessionOptions & { readonly dir?: string | undefined };
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -114,12 +133,20 @@ export class ApiServer {
   private crdController: CrdController | undefined;
   /** Authorization of authenticated requests; undefined when every request is allowed. */
   private authorization: Authorization | undefined;
+  /** In-flight, watch, body and time limits of requests. */
+  readonly limits: RequestLimits;
+  /** The audit log, when configured (opened at start). */
+  private auditor: Auditor | undefined;
   /** The kinds each CustomResourceDefinition (by name) is served as. */
   private readonly customDefs = new Map<string, readonly ResourceDef[]>();
   private ready = false;
   private address = '';
   /** Issues and checks ServiceAccount tokens. */
   readonly serviceAccountTokens: ServiceAccountTokens;
+  /** Dashboard sign-in links and the sessions they open (an authenticator beside the configured one). */
+  readonly dashboardSessions: DashboardSessions;
+  /** Prometheus text of other components (the controller-manager…), served at /metrics/components/NAME. */
+  private readonly componentMetrics = new Map<string, ComponentMetricsSource>();
   /** The configured authenticator and ServiceAccount tokens; undefined when the server authenticates nobody. */
   private readonly authenticator: Authenticator | undefined;
 
@@ -131,16 +158,21 @@ export class ApiServer {
     setMaxListeners(0, this.stopping.signal); // one listener per open watch
     const saOptions = options.serviceAccountTokens ?? { keys: ephemeralServiceAccountKeys() };
     this.serviceAccountTokens = new ServiceAccountTokens({ get: (resource, ns, name) => this.boundObject(resource, ns, name) }, { ...saOptions, clock: this.clock, logger: this.logger });
-    this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens]);
+    this.dashboardSessions = new DashboardSessions({ ...options.dashboard, clock: this.clock });
+    this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens, this.dashboardSessions]);
+    this.limits = new RequestLimits(options.limits, { clock: this.clock, registry: this.metrics.registry, everyoneIsAdmin: options.authenticator === undefined });
     const tls = options.tls;
     this.app = Fastify({
       ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : {}),
-      bodyLimit: MAX_BODY_BYTES,
+      bodyLimit: this.limits.maxRequestBodyBytes,
+      clientErrorHandler: answerClientError,
+      frameworkErrors: answerFrameworkError,
       logger: false,
       forceCloseConnections: true,
       return503OnClosing: true,
       routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     }) as unknown as FastifyInstance;
+    this.app.server.on('checkExpectation', answerExpectationFailed);
     this.routes();
   }
 
@@ -173,6 +205,23 @@ export class ApiServer {
     return storage;
   }
 
+  /**
+   * A one-time dashboard sign-in link for `user` (see dashboard/sessions.ts): the path to append to
+   * `url`, and when it stops working.
+   */
+  dashboardLink(user: UserInfo): { readonly path: string; readonly expiresAt: Date } {
+    const link = this.dashboardSessions.issueLink(user);
+    return { path: dashboardLoginPath(link.code), expiresAt: new Date(link.expiresAt) };
+  }
+
+  /**
+   * Serves `source`'s Prometheus text at /metrics/components/`name` to users authorized for that
+   * path (the dashboard's Controllers page reads it); a later call for the same name replaces it.
+   */
+  serveComponentMetrics(name: string, source: ComponentMetricsSource): void {
+    this.componentMetrics.set(name, source);
+  }
+
   /** Stops taking requests, ends watches, stops the caches and the compactor. Idempotent. */
   async stop(): Promise<void> {
     this.ready = false;
@@ -182,6 +231,7 @@ export class ApiServer {
     await this.compactor?.stop();
     for (const storage of this.storages.values()) storage.cache.stop();
     await this.app.close();
+    await this.auditor?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -190,6 +240,7 @@ export class ApiServer {
 
   private async open(): Promise<void> {
     const { store } = this.options;
+    if (this.options.audit !== undefined) this.auditor = await Auditor.open(this.options.audit, { registry: this.metrics.registry, clock: this.clock, logger: this.logger });
     for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
     await this.bootstrap();
@@ -312,18 +363,33 @@ export class ApiServer {
   private routes(): void {
     const app = this.app;
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
-    app.setErrorHandler((err, _req, reply) => {
-      sendError(reply, err);
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: this.limits.maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+    app.setErrorHandler((err, req, reply) => {
+      const apiError = isBodyTooLarge(err) ? bodyTooLarge(this.limits.maxRequestBodyBytes) : toApiError(err);
+      // The client gets a Status without a stack trace; the log gets the error.
+      if (apiError.code === 500) this.logger.error({ err, method: req.method, path: req.url.split('?', 1)[0] }, 'request failed');
+      sendError(reply, apiError);
     });
     app.setNotFoundHandler((req, reply) => {
       if (req.url.startsWith('/api')) return sendError(reply, notFoundPath());
       return reply.code(404).type('text/plain').send('404 page not found\n');
     });
+    // First: the audit record and the request's timeout start before authentication (audit/, http/limits.ts).
+    app.addHook('onRequest', (req, reply, done) => {
+      this.auditor?.begin(req, reply);
+      if (!this.limits.begin(req, reply)) done();
+    });
+    if (this.options.audit !== undefined) {
+      app.addHook('onSend', (req, reply, payload, done) => {
+        this.auditor?.onSend(req, reply, payload);
+        done(null, payload);
+      });
+    }
     app.addHook('onRequest', async (req, reply) => {
       const path = req.url.split('?')[0]!;
       if (OPEN_PATHS.has(path)) return;
       if (path === '/metrics' && isLoopback(req.ip)) return;
+      if (isPublicDashboardRequest(req.method, path)) return;
       const auth = this.authenticator;
       if (auth === undefined) return;
       const user = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
@@ -342,6 +408,10 @@ export class ApiServer {
           return reply;
         }
       }
+    });
+    // Authenticated and authorized: a seat in flight, or 429 (http/limits.ts).
+    app.addHook('onRequest', (req, reply, done) => {
+      if (!this.limits.admit(req, reply, req.setpointUser)) done();
     });
     app.addHook('onResponse', async (req, reply) => {
       const info = req.setpointInfo;
@@ -372,6 +442,8 @@ export class ApiServer {
       for (const storage of this.storages.values()) this.metrics.storeObjects.set({ resource: storage.gr.group ? `${storage.gr.resource}.${storage.gr.group}` : storage.gr.resource }, storage.cache.size);
       return reply.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
     });
+    const dashboardDir = this.options.dashboard?.dir;
+    registerDashboardRoutes(app, { files: dashboardDir === undefined ? undefined : new DashboardFiles(dashboardDir), sessions: this.dashboardSessions, components: this.componentMetrics });
     app.get('/openapi/v3', async (_req, reply) => send(reply, 200, this.openapi.index()));
     app.get('/openapi/v3/*', async (req, reply) => {
       const rest = (req.params as { '*': string })['*'].split('?')[0]!.split('/');
@@ -379,7 +451,7 @@ export class ApiServer {
       if (doc === undefined) return sendError(reply, notFoundPath());
       return reply.type('application/json').header('Etag', `"${doc.hash}"`).send(doc.json);
     });
-    const api = (req: FastifyRequest, reply: FastifyReply) => this.handleApi(req, reply);
+    const api = (req: FastifyRequest, reply: FastifyReply) => this.limits.holdDuring(req, this.handleApi(req, reply));
     for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
       app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url, handler: api });
     }
@@ -421,6 +493,7 @@ export class ApiServer {
       storage,
       stopping: this.stopping.signal,
       onWatchLine: () => this.metrics.watchEvents.inc(watchLabels),
+      minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
       onWatchStart: () => {
         this.metrics.watchers.inc(watchLabels);
         return () => this.metrics.watchers.dec(watchLabels);

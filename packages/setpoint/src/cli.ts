@@ -7,6 +7,7 @@ import { processIO, type CliIO } from './cli/io.js';
 import { registerClientVerbs } from './cli/verbs.js';
 import { registerAgent } from './commands/agent.js';
 import { registerControllerManager } from './commands/controller-manager.js';
+import { registerDashboard } from './commands/dashboard.js';
 import { registerKubeconfig } from './commands/kubeconfig.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerServer } from './commands/server.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIO = processIO()): Command {
   registerSchedulerCommand(program);
   registerAgent(program);
   registerKubeconfig(program, io);
+  registerDashboard(program, io);
   registerClientVerbs(program, io);
   return program;
 }

@@ -157,7 +157,9 @@ export function readFieldsV1(fields: unknown): FieldSet {
 }
 
 function readNode(node: Record<string, unknown>, depth: number): FieldSet | undefined {
-  if (depth > 256) throw new FieldPathError('fieldsV1 is nested too deeply');
+  // Deeper than any object the API server accepts (it refuses bodies nested over 1000 levels), so
+  // the entries its own Update records always read back; the bound keeps the recursion finite.
+  if (depth > 1100) throw new FieldPathError('fieldsV1 is nested too deeply');
   let out: FieldSet | undefined;
   let changed = false;
   for (const key of Object.keys(node)) {

@@ -5,8 +5,10 @@
  * Content-Type application/json. Nothing else in the server turns an error into HTTP.
  */
 import { ApiError } from '@setpoint/api';
+import { isStoreError } from '@setpoint/store';
 import type { FastifyReply } from 'fastify';
 import { stringify as toYaml } from 'yaml';
+import { fromStoreError } from '../storage/errors.js';
 import { PROTOBUF_MEDIA_TYPE, encodeProtobuf } from './protobuf/index.js';
 
 export type Encoding = 'json' | 'yaml' | 'protobuf';
@@ -65,14 +67,34 @@ export function negotiateMedia(accept: string | undefined, options: { readonly p
 /** Sends `body` with `code` in the negotiated encoding (JSON for a body protobuf cannot encode). */
 export function send(reply: FastifyReply, code: number, body: unknown, encoding: Encoding = 'json'): FastifyReply {
   if (encoding === 'yaml') return reply.code(code).type('application/yaml').send(toYaml(body));
-  const protobuf = encoding === 'protobuf' ? encodeProtobuf(body) : undefined;
+  const protobuf = encoding === 'protobuf' ? protobufOrUndefined(body) : undefined;
   if (protobuf !== undefined) return reply.code(code).type(PROTOBUF_MEDIA_TYPE).send(protobuf);
   return reply.code(code).type('application/json').send(JSON.stringify(body));
+}
+
+/**
+ * The protobuf encoding of `body`, or undefined (answer JSON) when it has none — or when a field of
+ * a stored object has a JSON type its message cannot carry (an object written before validation
+ * checked that field): JSON carries it as stored, where protobuf would fail the whole answer.
+ */
+function protobufOrUndefined(body: unknown): Buffer | undefined {
+  try {
+    return encodeProtobuf(body);
+  } catch (err) {
+    if (err instanceof TypeError) return undefined;
+    throw err;
+  }
 }
 
 /** The ApiError an arbitrary error means on the wire (never a stack trace). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // A store error no route mapped (one that read the store directly): what it means for any
+  // resource — above all Unavailable, a 503 with Retry-After rather than a 500.
+  if (isStoreError(err)) {
+    const mapped = fromStoreError(err, { group: '', resource: '' }, '');
+    if (mapped instanceof ApiError) return mapped;
+  }
   const code = (err as { code?: unknown; statusCode?: unknown }).code;
   const statusCode = (err as { statusCode?: unknown }).statusCode;
   switch (code) {

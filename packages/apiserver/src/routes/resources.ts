@@ -30,6 +30,8 @@ export interface ResourceContext {
   readonly onWatchStart?: () => () => void;
   /** The requesting user's validating admission (see WriteOptions.admit), for writes. */
   readonly admit?: WriteOptions['admit'];
+  /** A watch without timeoutSeconds lasts between this and twice this (--min-request-timeout). Default 1800. */
+  readonly minRequestTimeoutSeconds?: number;
 }
 
 /** The first value of a query parameter. */
@@ -123,6 +125,8 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   if (!def.namespaced && info.namespace !== '') throw notFoundPath();
   if (def.namespaced && info.name !== '' && info.namespace === '') throw notFoundPath();
   const sub = info.subresource;
+  // PUT and PATCH name an object; on a collection there is no such route in Kubernetes.
+  if ((info.verb === 'update' || info.verb === 'patch') && info.name === '') throw new ApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource', { details: {} });
   checkSubresource(def, info);
 
   switch (info.verb) {
@@ -171,6 +175,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
         await streamWatch(req, reply, queue, {
           stopping: ctx.stopping,
           ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}),
+          ...(ctx.minRequestTimeoutSeconds !== undefined ? { minTimeoutSeconds: ctx.minRequestTimeoutSeconds } : {}),
           ...(ctx.onWatchLine ? { onLine: ctx.onWatchLine } : {}),
           ...(asTable ? { encode: watchAsTables(asTable, () => storage.clock.now()) } : {}),
           ...(encoding === 'protobuf' ? { frames: { contentType: PROTOBUF_WATCH_CONTENT_TYPE, frame: watchEventFrame } } : {}),

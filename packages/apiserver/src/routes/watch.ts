@@ -14,6 +14,8 @@ import { toApiError } from '../http/respond.js';
 export interface StreamOptions {
   /** Ends the stream after this many seconds (undefined: the long default). */
   readonly timeoutSeconds?: number;
+  /** Without timeoutSeconds, the stream lasts between this and twice this; 0: until the client leaves. Default 1800. */
+  readonly minTimeoutSeconds?: number;
   /** Ends the stream when the server stops. */
   readonly stopping: AbortSignal;
   /** Called per line sent (for metrics). */
@@ -24,9 +26,9 @@ export interface StreamOptions {
   readonly frames?: { readonly contentType: string; readonly frame: (event: { type: string; object: unknown }) => Buffer };
 }
 
-/** Default watch timeout: kube-apiserver's minRequestTimeout of 1800 s, randomised up to twice that. */
-export function defaultWatchTimeoutSeconds(): number {
-  return 1800 + Math.floor(Math.random() * 1800);
+/** Default watch timeout: kube-apiserver's minRequestTimeout (1800 s by default), randomised up to twice that. */
+export function defaultWatchTimeoutSeconds(minSeconds = 1800): number {
+  return minSeconds + Math.floor(Math.random() * minSeconds);
 }
 
 /** Writes `queue` to the response until it ends. Resolves when the stream has closed. */
@@ -40,7 +42,8 @@ export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queu
   req.raw.on('close', end);
   res.on('close', end);
   options.stopping.addEventListener('abort', end, { once: true });
-  const timeout = setTimeout(end, (options.timeoutSeconds ?? defaultWatchTimeoutSeconds()) * 1000);
+  const seconds = options.timeoutSeconds ?? defaultWatchTimeoutSeconds(options.minTimeoutSeconds);
+  const timeout = seconds > 0 ? setTimeout(end, seconds * 1000) : undefined;
   try {
     for (;;) {
       let result: IteratorResult<WatchLine>;

@@ -109,7 +109,8 @@ export function jsonPatchNotApplied(err: Error): ApiError {
 function patchedResourceVersion(type: PatchType, patch: unknown): string | undefined {
   if (type === 'json') {
     if (!Array.isArray(patch)) return undefined;
-    for (const op of patch as Array<{ op?: string; path?: string; value?: unknown }>) {
+    for (const op of patch as Array<{ op?: string; path?: string; value?: unknown } | null>) {
+      if (typeof op !== 'object' || op === null) continue; // not an operation: the patch fails to apply (422)
       if ((op.op === 'replace' || op.op === 'add') && op.path === '/metadata/resourceVersion' && typeof op.value === 'string') return op.value;
     }
     return undefined;

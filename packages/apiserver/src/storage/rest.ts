@@ -25,6 +25,7 @@ import {
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
 import { addDefaultTolerations } from '../admission/tolerations.js';
+import { checkObjectMetaTypes } from '../registry/metatypes.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
 import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
@@ -334,6 +335,7 @@ export class ResourceStorage {
     const obj = clone(body);
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
     if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw ApiError.badRequest('metadata must be an object');
+    checkObjectMetaTypes(obj.metadata as Record<string, unknown>, this.def.kind, this.def.version);
     const gv = groupVersion(this.def);
     if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== gv) {
       throw ApiError.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);

@@ -126,6 +126,28 @@ describe('WatchCache', () => {
     }
   });
 
+  it('replays history older than its window at the reader\'s pace, however long, without cutting the reader off', async () => {
+    // Found by the durability fault test: a client resuming more than maxQueued events back got
+    // "fell too far behind" (429) while reading as fast as it could, because the replay from the
+    // store was pulled faster than the response was written.
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { windowSize: 2, maxQueued: 10 });
+    try {
+      const from = await put(store, cm('first'));
+      await cache.start();
+      for (let i = 0; i < 100; i++) await put(store, cm(`c${i}`));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      for (let i = 1; i <= 100; i++) {
+        assert.equal(rvOf(await next(queue)), from + i);
+        await new Promise((resolve) => setImmediate(resolve)); // a reader slower than the replay
+      }
+      queue.end();
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
   it('waits for a resourceVersion it has not reached yet by asking the store for progress', async () => {
     const store = new MemoryStore();
     const cache = new WatchCache(store, configmaps, { bookmarkIntervalMs: 3_600_000, waitForFreshMs: 2000 });

@@ -385,6 +385,7 @@ export class WatchCache {
     queue.whenEnded(() => abort.abort());
     options.signal?.addEventListener('abort', () => queue.end(), { once: true });
     this.abort.signal.addEventListener('abort', () => queue.end(), { once: true });
+    const highWater = Math.max(1, Math.min(REPLAY_HIGH_WATER, Math.floor(this.maxQueued / 2)));
     const events = this.store.watch(this.prefix, rv, {
       signal: abort.signal,
       maxBuffered: this.maxQueued,
@@ -399,6 +400,10 @@ export class WatchCache {
           }
           const line = present(this.def, options.filter, toCacheEvent(this.def, event));
           if (line !== undefined && !queue.push(line)) return;
+          // Pull from the store only as fast as the watcher reads: history of any length is
+          // replayed at its pace; live events wait in the store's buffer, bounded by maxQueued.
+          if (queue.size >= highWater) await queue.whenBelow(Math.ceil(highWater / 2));
+          if (queue.closed) return;
         }
         queue.end();
       } catch (err) {
@@ -433,6 +438,9 @@ export function present(def: ResourceDef, filter: ObjectFilter, event: CacheEven
   if (before) return new WatchLine('DELETED', event.object);
   return undefined;
 }
+
+/** Queued lines at which a watch served from the store stops pulling until its reader catches up. */
+const REPLAY_HIGH_WATER = 256;
 
 /** The 410 a watch or list from a compacted resourceVersion gets. */
 export function expiredError(rv: number, compactRevision: number): ApiError {

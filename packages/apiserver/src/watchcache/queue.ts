@@ -11,6 +11,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private ended = false;
   private error: unknown;
   private readonly onEnd = new Set<() => void>();
+  private room: { readonly below: number; readonly resolve: () => void } | undefined;
 
   constructor(
     private readonly limit: number,
@@ -53,6 +54,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     if (this.ended) return;
     this.ended = true;
     this.error = error;
+    this.wake();
     for (const f of this.onEnd) f();
     this.onEnd.clear();
     if (this.waiting !== undefined) {
@@ -72,6 +74,15 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     this.end(error);
   }
 
+  /**
+   * Resolves once fewer than `below` items wait, or the queue has ended: a producer that can wait
+   * (a replay of history) goes at the reader's pace instead of overflowing. One waiter at a time.
+   */
+  whenBelow(below: number): Promise<void> {
+    if (this.ended || this.size < below) return Promise.resolve();
+    return new Promise((resolve) => (this.room = { below, resolve }));
+  }
+
   /** Runs `f` when the queue ends (at once if it has). */
   whenEnded(f: () => void): void {
     if (this.ended) f();
@@ -85,6 +96,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
         this.items = this.items.slice(this.head);
         this.head = 0;
       }
+      if (this.room !== undefined && this.size < this.room.below) this.wake();
       return Promise.resolve({ value, done: false });
     }
     if (this.ended) {
@@ -99,6 +111,12 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
       this.waiting = resolve;
       this.waitingReject = reject;
     });
+  }
+
+  private wake(): void {
+    const room = this.room;
+    this.room = undefined;
+    room?.resolve();
   }
 
   return(): Promise<IteratorResult<T>> {

@@ -140,6 +140,44 @@ describe('HttpClient', () => {
   });
 });
 
+describe('HttpClient write fence', () => {
+  it('asks the fence before each attempt of a write, and sends nothing it refuses', async () => {
+    let open = true;
+    await using stub = await startStub((req, res) => {
+      if (req.method !== 'PUT') return json(res, 200, {});
+      open = false; // the fence closes while the PUT's answer is on its way
+      json(res, 503, status(503, 'ServiceUnavailable', 'busy'));
+    });
+    const http = new HttpClient({ server: stub.url }, { qps: Infinity, retryBackoff: { initialMs: 1, maxMs: 1, jitter: 0 } });
+    const asked: string[] = [];
+    http.setWriteFence((method, path) => {
+      asked.push(method);
+      return open ? undefined : new Error(`fenced ${method} ${path}`);
+    });
+    await http.request({ method: 'GET', path: '/api/v1/pods' });
+    await http.request({ method: 'POST', path: '/api/v1/namespaces/a/configmaps', body: {} });
+    // A PUT answered 503 is retried — and the fence, closed meanwhile, stops the retry.
+    await assert.rejects(http.request({ method: 'PUT', path: '/api/v1/namespaces/a/configmaps/c', body: {} }), /fenced PUT \/api\/v1\/namespaces\/a\/configmaps\/c/);
+    await assert.rejects(http.request({ method: 'DELETE', path: '/api/v1/namespaces/a/configmaps/c' }), /fenced DELETE/);
+    await http.request({ method: 'GET', path: '/api/v1/pods' });
+    assert.deepEqual(stub.requests.map((r) => r.method), ['GET', 'POST', 'PUT', 'GET'], 'refused attempts were not sent');
+    assert.deepEqual(asked, ['POST', 'POST', 'PUT', 'PUT', 'PUT', 'DELETE'], 'asked before each attempt and again at its connection; never for reads');
+    assert.throws(() => http.setWriteFence(() => undefined), /already has a write fence/);
+    http.setWriteFence(undefined);
+    await http.request({ method: 'DELETE', path: '/api/v1/namespaces/a/configmaps/c' });
+  });
+
+  it('asks again once a new connection is ready, and sends nothing when the answer changed meanwhile', async () => {
+    await using stub = await startStub((_req, res) => json(res, 200, {}));
+    const http = new HttpClient({ server: stub.url }, { qps: Infinity });
+    let calls = 0;
+    // Open when the attempt starts, closed by the time its (new) connection is up.
+    http.setWriteFence(() => (calls++ === 0 ? undefined : new Error('fenced at the connection')));
+    await assert.rejects(http.request({ method: 'POST', path: '/api/v1/namespaces/a/configmaps', body: {} }), /fenced at the connection/);
+    assert.equal(stub.requests.length, 0, 'nothing was sent');
+  });
+});
+
 describe('HttpClient close', () => {
   it('ends a request waiting between retries, so a closed client keeps nothing alive', async () => {
     let calls = 0;

@@ -36,6 +36,16 @@ export interface HttpClientOptions {
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * Asked whether a write (POST, PUT, PATCH, DELETE) may go: before each attempt — after the rate
+ * limiter and any wait between retries — and again when the attempt's connection is ready to carry
+ * it (a new connection may take long). An error it returns is thrown instead of sending (an
+ * ApiError as it is, another error as the cause of an ApiError ServiceUnavailable), and the write is
+ * not retried. A leader-elected Manager fences its client with it, so that a leader whose lease ran
+ * out (say, a process paused past it) sends no write, even before its timers have run.
+ */
+export type WriteFence = (method: HttpMethod, path: string) => Error | undefined;
+
 export interface HttpRequest {
   readonly method: HttpMethod;
   /** The path below the server URL, starting with '/', its segments already percent-encoded. */
@@ -97,6 +107,7 @@ export class HttpClient {
   readonly #base: URL;
   /** Aborted by close(): ends the waits between retries, so a closed client lets its process exit. */
   readonly #closed = new AbortController();
+  #fence: WriteFence | undefined;
 
   constructor(config: ClientConfig, options: HttpClientOptions = {}) {
     this.config = config;
@@ -137,6 +148,15 @@ export class HttpClient {
    */
   async open(req: HttpRequest): Promise<IncomingMessage> {
     return (await this.#send(req, true)).res;
+  }
+
+  /**
+   * Installs the write fence (see WriteFence), or removes it with undefined. One at a time: throws
+   * an Error when another one is installed.
+   */
+  setWriteFence(fence: WriteFence | undefined): void {
+    if (fence !== undefined && this.#fence !== undefined) throw new Error('this client already has a write fence');
+    this.#fence = fence;
   }
 
   /** Closes the agents' connections (open watches end). The client must not be used afterwards. */
@@ -188,6 +208,10 @@ export class HttpClient {
     for (;;) {
       await this.limiter.take(req.signal);
       const creds = await this.#credentials.current();
+      // A fenced write is asked now, and again when its connection is ready to carry it.
+      const fence = req.method !== 'GET' && req.method !== 'HEAD' ? this.#fence : undefined;
+      const refused = fence?.(req.method, req.path);
+      if (refused !== undefined) throw refused;
       let outcome: { res: IncomingMessage; body?: Buffer } | { error: unknown };
       const attempt = new AbortController();
       const onAbort = () => attempt.abort(req.signal?.reason);
@@ -196,7 +220,14 @@ export class HttpClient {
       const timeoutMs = req.timeoutMs ?? this.#timeoutMs;
       const timer = timeoutMs > 0 ? this.#clock.setTimeout(() => attempt.abort(new TimeoutError(`${what} timed out after ${timeoutMs} ms`)), timeoutMs).unref() : undefined;
       try {
-        const res = await dispatch(url, { method: req.method, headers: this.#headers(req, creds, body), agent: this.#agent(creds), body, signal: attempt.signal });
+        const res = await dispatch(url, {
+          method: req.method,
+          headers: this.#headers(req, creds, body),
+          agent: this.#agent(creds),
+          body,
+          signal: attempt.signal,
+          ...(fence === undefined ? {} : { beforeSend: () => fence(req.method, req.path) }),
+        });
         const status = res.statusCode ?? 0;
         if (status === 401 && !refreshed && this.#credentials.refreshable) {
           discard(res);

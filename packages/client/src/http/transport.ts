@@ -5,6 +5,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { TLSSocket } from 'node:tls';
 import { ApiError, type Status } from '@setpoint/api';
 import type { ClientConfig } from '../types.js';
 import { connectionFailureCode } from './retry.js';
@@ -24,11 +25,15 @@ export function createAgent(config: ClientConfig, cert: string | undefined, key:
 /**
  * Sends one request and resolves with the response once its headers arrive. Aborting `signal`
  * destroys the request (and the response, once there is one) with the signal's reason. Rejects
- * with the transport's error (ECONNREFUSED, ECONNRESET, TLS errors, ...).
+ * with the transport's error (ECONNREFUSED, ECONNRESET, TLS errors, ...). With `beforeSend`,
+ * nothing is written until the connection is ready to carry the request (a new one connected and,
+ * for TLS, its handshake done); then `beforeSend` is asked, and an error it returns rejects
+ * instead — so a decision to write is taken when the write happens, not before a connection
+ * that may take long.
  */
 export function dispatch(
   url: URL,
-  options: { method: string; headers: OutgoingHttpHeaders; agent: HttpAgent; body: Buffer | undefined; signal: AbortSignal },
+  options: { method: string; headers: OutgoingHttpHeaders; agent: HttpAgent; body: Buffer | undefined; signal: AbortSignal; beforeSend?: () => Error | undefined },
 ): Promise<IncomingMessage> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<IncomingMessage>((resolve, reject) => {
@@ -51,7 +56,28 @@ export function dispatch(
       reject(err);
     });
     req.on('close', () => options.signal.removeEventListener('abort', onAbort));
-    req.end(options.body);
+    const beforeSend = options.beforeSend;
+    if (beforeSend === undefined) {
+      req.end(options.body);
+      return;
+    }
+    const go = () => {
+      const refused = beforeSend();
+      if (refused === undefined) req.end(options.body);
+      else req.destroy(refused);
+    };
+    req.once('socket', (socket) => {
+      if (socket instanceof TLSSocket) {
+        // getProtocol(): null before the TCP connection, 'unknown' during the handshake.
+        const protocol = socket.getProtocol();
+        if (protocol === null || protocol === 'unknown') socket.once('secureConnect', go);
+        else go();
+      } else if (socket.connecting) {
+        socket.once('connect', go);
+      } else {
+        go();
+      }
+    });
   });
 }
 

@@ -218,6 +218,42 @@ describe('controller runtime against the API server', () => {
     }
   });
 
+  it('fences its client: a write other than of its lease goes out only while the lease is held', async () => {
+    // Found by the leader-election fault test: a leader frozen (SIGSTOP) past its lease and thawed
+    // finished the reconciles in flight — and wrote — before its deadline timer ran.
+    await using cp = await startControlPlane();
+    const election = { name: 'fenced', namespace: 'default', leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
+    const start = (who: string) => {
+      const client = new Client(cp.config, { qps: 10_000, burst: 10_000 });
+      const mgr = new Manager({ client, leaderElection: { ...election, identity: who } });
+      const stop = new AbortController();
+      return { mgr, client, stop, running: mgr.start(stop.signal) };
+    };
+    const one = start('one');
+    const two = start('two');
+    try {
+      await waitFor('a leader', () => one.mgr.leading || two.mgr.leading);
+      const leader = one.mgr.leading ? one : two;
+      const follower = leader === one ? two : one;
+      await leader.client.configMaps().create({ metadata: { name: 'by-leader', namespace: 'default' } });
+      await assert.rejects(
+        follower.client.configMaps().create({ metadata: { name: 'by-follower', namespace: 'default' } }),
+        (err: unknown) => isApiError(err, 'ServiceUnavailable') && /was not sent: this process does not hold the lease default\/fenced/.test((err as Error).message),
+      );
+      await assert.rejects(cp.client.configMaps().get('by-follower', { namespace: 'default' }), (err: unknown) => isApiError(err, 'NotFound'));
+      assert.ok((await follower.client.leases().get('fenced', { namespace: 'default' })).spec?.holderIdentity, 'reads are not fenced');
+      follower.stop.abort();
+      await follower.running;
+      await follower.client.configMaps().create({ metadata: { name: 'after-stop', namespace: 'default' } });
+    } finally {
+      for (const m of [one, two]) {
+        m.stop.abort();
+        await m.running;
+        m.client.close();
+      }
+    }
+  });
+
   it('watches added while running deliver keys; /readyz, /healthz and /metrics answer', async () => {
     await using cp = await startControlPlane();
     const client = new Client(cp.config, { qps: 10_000, burst: 10_000 });

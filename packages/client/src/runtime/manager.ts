@@ -8,15 +8,23 @@
  * follower's caches are warm when it wins the lease. Runnables that need leader election (every
  * controller) run only while this process leads; when the lease is lost their signal aborts and
  * the manager waits for them to stop before the elector may release or re-campaign, so two
- * processes never reconcile at the same time. On `signal` abort (SIGTERM) controllers stop taking
- * keys, in-flight reconciles get `gracefulShutdownMs`, the lease is released, and `start` resolves.
+ * processes never reconcile at the same time. While it campaigns or leads, the manager fences its
+ * client: a write is refused, unsent, whenever the lease is not held by the clock
+ * (LeaderElector.leadingNow), but for the Lease's own requests while campaigning — so a leader
+ * paused past its lease and resumed writes nothing for its controllers before its timers stop
+ * them (a renewal it had begun may still reach the server, which refuses it: it carries the
+ * Lease's old resourceVersion). One leader-elected manager per Client. On `signal` abort (SIGTERM)
+ * controllers stop taking keys, in-flight reconciles get `gracefulShutdownMs`, the lease is
+ * released, and `start` resolves.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { builtin } from '../client/builtin.js';
 import type { Client } from '../client/index.js';
+import { resourcePath } from '../client/paths.js';
 import { SharedInformerFactory, type InformerSelectors, type SharedInformer } from '../informer/index.js';
 import type { ResourceRef } from '../types.js';
 import { ControllerBuilder } from './builder.js';
@@ -194,7 +202,21 @@ export class Manager {
         },
       },
     });
-    await this.elector.run(signal);
+    // Writes go out only while the lease is held by the clock. The lease's own requests go out
+    // while campaigning too, but not from a leader past its renew deadline (a late renewal).
+    const elector = this.elector;
+    const leases = resourcePath(builtin.leases, { namespace });
+    const lease = resourcePath(builtin.leases, { namespace, name: config.name });
+    this.client.http.setWriteFence((method, path) => {
+      const own = path === lease || path === leases;
+      if (elector.leadingNow() || (own && !elector.isLeader())) return undefined;
+      return new ApiError('ServiceUnavailable', `${method} ${path} was not sent: this process does not hold the lease ${namespace}/${config.name}`);
+    });
+    try {
+      await elector.run(signal);
+    } finally {
+      this.client.http.setWriteFence(undefined);
+    }
   }
 
   private setLeading(leading: boolean, signal: AbortSignal | undefined): void {

@@ -85,7 +85,8 @@ describe('scheduler against the in-process control plane', () => {
 
   it('two schedulers with leader election: exactly one binds', async () => {
     await using cp = await startControlPlane();
-    const election = { name: 'setpoint-scheduler', namespace: 'default', leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 };
+    // A lease long enough that a busy machine never makes the leader miss its renew deadline mid-run.
+    const election = { name: 'setpoint-scheduler', namespace: 'default', leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 100 };
     const replicas = ['one', 'two'].map((identity, i) => {
       const client = new Client(cp.config, { qps: 10_000, burst: 10_000 });
       const manager = new Manager({ client, leaderElection: { ...election, identity } });

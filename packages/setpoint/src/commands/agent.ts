@@ -34,6 +34,8 @@ export interface AgentFlags {
   kubeletPort: string;
   kubeletAddress: string;
   kubeletTokenFile?: string;
+  nodeLeaseDurationSeconds: string;
+  nodeStatusUpdateFrequency: string;
   logLevel: string;
 }
 
@@ -58,6 +60,8 @@ export function registerAgent(program: Command): void {
     .option('--kubelet-port <n>', "port of the agent's endpoint (container logs for the API server); 0 picks a free one", '10250')
     .option('--kubelet-address <ip>', "address the agent's endpoint listens on (a specific one is reported as the node's InternalIP)", '0.0.0.0')
     .option('--kubelet-token-file <file>', 'accept log requests bearing this token (API servers on plain HTTP: their DATA/kubelet-client.token)')
+    .option('--node-lease-duration-seconds <n>', "the node Lease's duration; the agent renews it every quarter of it, as the kubelet", '40')
+    .option('--node-status-update-frequency <duration>', "how often the node's status is computed and posted when it changed", '10s')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .action(async (flags: AgentFlags) => {
       await runAgentCommand(flags);
@@ -71,6 +75,12 @@ export async function runAgentCommand(flags: AgentFlags): Promise<void> {
   const nodeName = (flags.nodeName ?? hostname()).toLowerCase();
   const readyDelayMs = parseDuration(flags.readyDelay, '--ready-delay');
   const count = flags.nodes === undefined ? undefined : parseCount(flags.nodes, '--nodes');
+  const leaseDurationSeconds = parseCount(flags.nodeLeaseDurationSeconds ?? '40', '--node-lease-duration-seconds');
+  const heartbeat = {
+    leaseDurationSeconds,
+    leaseRenewIntervalMs: leaseDurationSeconds * 250,
+    statusCheckIntervalMs: parseDuration(flags.nodeStatusUpdateFrequency ?? '10s', '--node-status-update-frequency'),
+  };
   const logger = createLogger(flags.logLevel);
   // The kubelet's client limits (50 qps, burst 100); a fleet needs one lease update per node per 10 s on top.
   const qps = Math.max(50, count ?? 0);
@@ -80,7 +90,17 @@ export async function runAgentCommand(flags: AgentFlags): Promise<void> {
     if (count !== undefined) {
       const namePrefix = flags.namePrefix ?? `${nodeName}-`;
       console.log(`setpoint: ${count} simulated nodes running (${namePrefix}0 … ${namePrefix}${count - 1})`);
-      await runSimulatedNodes({ client, count, namePrefix, readyDelayMs, logger, signal });
+      await runSimulatedNodes({
+        client,
+        count,
+        namePrefix,
+        readyDelayMs,
+        leaseDurationSeconds,
+        heartbeatIntervalMs: heartbeat.leaseRenewIntervalMs,
+        statusCheckIntervalMs: heartbeat.statusCheckIntervalMs,
+        logger,
+        signal,
+      });
     } else {
       const dataDir = resolve(flags.dataDir ?? join(homedir(), '.setpoint', 'agent', nodeName));
       const kubeletServer = flags.simulate ? undefined : await kubeletServerOptions(flags, client.config.ca, dataDir, logger);
@@ -88,7 +108,7 @@ export async function runAgentCommand(flags: AgentFlags): Promise<void> {
       if (!flags.simulate && kubeletServer === undefined) {
         console.log('setpoint: container logs are not served: the kubeconfig has no CA to verify the API server with; give --kubelet-token-file');
       }
-      await runAgent({ client, nodeName, dataDir, runtime: flags.simulate ? 'simulated' : 'process', readyDelayMs, ...(kubeletServer === undefined ? {} : { kubeletServer }), logger, signal });
+      await runAgent({ client, nodeName, dataDir, runtime: flags.simulate ? 'simulated' : 'process', readyDelayMs, ...heartbeat, ...(kubeletServer === undefined ? {} : { kubeletServer }), logger, signal });
     }
   } finally {
     client.close();

@@ -20,6 +20,8 @@ export interface ComponentFlags {
   port: string;
   host: string;
   logLevel: string;
+  /** controller-manager only. */
+  nodeMonitorGracePeriod?: string;
 }
 
 export function registerControllerManager(program: Command): void {
@@ -28,7 +30,12 @@ export function registerControllerManager(program: Command): void {
     description: 'run the built-in controllers against an API server',
     lease: 'setpoint-controller-manager',
     port: '10257',
-    register: (manager) => void registerBuiltinControllers(manager),
+    options: (command) =>
+      command.option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease (or posting its status) before it is marked Unknown', '50s'),
+    register: (manager, flags) => {
+      const nodeMonitorGracePeriodMs = parseDuration(flags.nodeMonitorGracePeriod ?? '50s', '--node-monitor-grace-period');
+      registerBuiltinControllers(manager, { nodeLifecycle: { nodeMonitorGracePeriodMs } });
+    },
   });
 }
 
@@ -38,9 +45,9 @@ export function registerControllerManager(program: Command): void {
  */
 export function componentCommand(
   program: Command,
-  spec: { command: string; description: string; lease: string; port: string; register: (manager: Manager) => void },
+  spec: { command: string; description: string; lease: string; port: string; options?: (command: Command) => Command; register: (manager: Manager, flags: ComponentFlags) => void },
 ): void {
-  program
+  const command = program
     .command(spec.command)
     .description(spec.description)
     .option('--kubeconfig <file>', 'kubeconfig of the API server (default: KUBECONFIG or ~/.kube/config)')
@@ -50,10 +57,10 @@ export function componentCommand(
     .option('--leader-elect-retry-period <duration>', 'time between attempts to acquire or renew', '2s')
     .option('--port <n>', 'port for /healthz, /readyz and /metrics (0: any free port)', spec.port)
     .option('--host <address>', 'address for /healthz, /readyz and /metrics', '127.0.0.1')
-    .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .action(async (flags: ComponentFlags) => {
-      await runComponent(spec.lease, flags, createLogger(flags.logLevel), spec.register);
-    });
+    .option('--log-level <level>', 'debug, info, warn or error', 'info');
+  (spec.options?.(command) ?? command).action(async (flags: ComponentFlags) => {
+    await runComponent(spec.lease, flags, createLogger(flags.logLevel), (manager) => spec.register(manager, flags));
+  });
 }
 
 /** Runs one Manager-based component until SIGINT/SIGTERM. */

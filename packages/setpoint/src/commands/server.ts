@@ -42,13 +42,15 @@ import {
   type KubeletClientOptions,
 } from '@setpoint/apiserver';
 import { EtcdStore, MemoryStore, SqliteStore, type Store } from '@setpoint/store';
-import { checkEtcdFlagsUnused, openEtcdStore, type EtcdFlags } from '../etcd.js';
+import { checkEtcdFlags, openEtcdStore, type EtcdFlags } from '../etcd.js';
 import { isLoopbackHost, parseChoice, parseDuration, parsePort } from '../flags.js';
 import { serveSnapshots } from '../snapshot/socket.js';
 import { createLogger } from '../logging.js';
+import { addRequestFlags, requestOptions, type RequestFlags } from './requestflags.js';
 import { VERSION } from '../version.js';
+import { dashboardDir, parseComponentMetrics } from './dashboard.js';
 
-export interface ServerFlags extends EtcdFlags {
+export interface ServerFlags extends EtcdFlags, RequestFlags {
   dataDir: string;
   port: string;
   host: string;
@@ -59,6 +61,8 @@ export interface ServerFlags extends EtcdFlags {
   tokenAuthFile?: string;
   /** --authorization-mode; default Node,RBAC. */
   authorizationMode?: string;
+  /** --component-metrics NAME=URL…: components whose metrics the server serves to the dashboard. */
+  componentMetrics?: string[];
   logLevel: string;
 }
 
@@ -84,7 +88,7 @@ export interface RunningServer {
 }
 
 export function addServerFlags(cmd: Command): Command {
-  return cmd
+  const withServerFlags = cmd
     .option('--data-dir <dir>', 'where Setpoint keeps its data', join(homedir(), '.setpoint'))
     .option('--port <n>', 'port to serve the API on', '6443')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -99,7 +103,10 @@ export function addServerFlags(cmd: Command): Command {
     .option('--compaction-interval <duration>', 'how often to compact the store', '5m')
     .option('--token-auth-file <file>', 'also accept the bearer tokens of this CSV file (token,user,uid,"group1,group2"), read at start')
     .option('--authorization-mode <modes>', 'how requests are authorized, in order: Node, RBAC, AlwaysAllow (comma-separated)', 'Node,RBAC')
+    .option('--component-metrics <name=url...>', "serve these components' metrics at /metrics/components/NAME (the dashboard's Controllers page), e.g. controller-manager=http://127.0.0.1:10257/metrics")
     .option('--log-level <level>', 'debug, info, warn or error', 'info');
+  // Request limits and the audit log (requestflags.ts).
+  return addRequestFlags(withServerFlags);
 }
 
 export function registerServer(program: Command): void {
@@ -117,9 +124,11 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
   const dataDir = resolve(flags.dataDir);
   const port = parsePort(flags.port);
   const backend = parseChoice(flags.store, ['sqlite', 'memory', 'etcd'] as const, '--store');
-  checkEtcdFlagsUnused(flags, backend);
+  checkEtcdFlags(flags, backend);
   const compactionMs = parseDuration(flags.compactionInterval, '--compaction-interval');
   const authorizationModes = parseAuthorizationModes(flags.authorizationMode ?? 'Node,RBAC');
+  const { limits, audit } = await requestOptions(flags);
+  const componentMetrics = parseComponentMetrics(flags.componentMetrics ?? []);
   if (flags.insecureHttp && !isLoopbackHost(flags.host)) throw new Error(`--insecure-http is allowed on loopback only, not on --host ${flags.host}`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const store: Store =
@@ -147,9 +156,14 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
       compaction: { intervalMs: compactionMs, ...(store instanceof EtcdStore ? { leadership: store.election('compactor') } : {}) },
       kubeletClient,
       authorization: { modes: authorizationModes },
+      limits,
+      ...(audit ? { audit } : {}),
       setpointVersion: VERSION,
+      // The web UI at /ui/ (docs/dashboard.md); its files are public, every API call it makes is authenticated.
+      dashboard: { dir: dashboardDir() },
       logger,
     });
+    for (const [name, source] of componentMetrics) server.serveComponentMetrics(name, source);
     const kubeconfigPath = join(dataDir, 'kubeconfig.yaml');
     await writeKubeconfig(kubeconfigPath, renderKubeconfig({ server: server.url, caCert: certs?.caCert ?? '', token }));
     // Identities for the controller-manager and scheduler run as separate processes (DATA/components/*.kubeconfig).

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runAgent, runSimulatedNodes, type KubeletServerOptions } from '@setpoint/agent';
-import { CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, agentIdentity, ensureAgentServingCertificate, ensureComponentCredentials, type ComponentCredential } from '@setpoint/apiserver';
+import { ADMIN_USER, CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, agentIdentity, ensureAgentServingCertificate, ensureComponentCredentials, type ComponentCredential } from '@setpoint/apiserver';
 import { Client, Manager } from '@setpoint/client';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
 import { isLoopbackHost } from '../flags.js';
@@ -71,6 +71,10 @@ export function registerUp(program: Command): void {
       const controllers = registerBuiltinControllers(manager);
       const schedulerManager = new Manager({ client: schedulerClient, logger });
       registerScheduler(schedulerManager);
+      // All in one process: the API server serves the components' metrics to authorized users
+      // (the dashboard's Controllers page) at /metrics/components/NAME, read from their registries.
+      running.server.serveComponentMetrics('controller-manager', () => manager.metrics.registry.metrics());
+      running.server.serveComponentMetrics('scheduler', () => schedulerManager.metrics.registry.metrics());
       const stop = new AbortController();
       const managed = Promise.all([manager.start(stop.signal), schedulerManager.start(stop.signal)]);
       const workers: Promise<void>[] = [];
@@ -82,6 +86,9 @@ export function registerUp(program: Command): void {
       console.log(`setpoint: controllers (${controllers.join(', ')}) and scheduler running`);
       console.log(`setpoint: export KUBECONFIG=${running.kubeconfigPath}`);
       console.log(`setpoint: logs in ${logFile}`);
+      const link = running.server.dashboardLink(ADMIN_USER);
+      console.log(`setpoint: dashboard: ${running.server.url}${link.path}`);
+      console.log('setpoint:   (a one-time sign-in link, valid 5 minutes; `setpoint dashboard` prints a new one)');
       if (agents > 0) console.log(`setpoint: node agent for ${nodeName} running pods as local processes`);
       if (simulated > 0) console.log(`setpoint: ${simulated} simulated nodes (sim-0 … sim-${simulated - 1})`);
       console.log('setpoint: press Ctrl-C to stop (pods keep running; the next up adopts them).');

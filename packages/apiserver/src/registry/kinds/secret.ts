@@ -5,6 +5,7 @@
  * immutable, nothing changes once `immutable` is set). Field selector: type.
  */
 import { FieldError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
+import { jsonErrorMessage } from '../../http/body.js';
 import { validateImmutableField } from '../objectmeta.js';
 import { secretSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
@@ -43,7 +44,7 @@ function validateJSONConfig(entries: ReadonlyArray<[string, string]>, key: strin
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
     return [];
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = jsonErrorMessage(err);
     return [FieldError.invalid(`data[${key}]`, '<secret contents redacted>', why)];
   }
 }

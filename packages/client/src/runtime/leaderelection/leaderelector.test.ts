@@ -244,6 +244,24 @@ describe('LeaderElector', () => {
     await e.stopAll();
   });
 
+  it('leadingNow() is false once the renew deadline has passed by the clock, before the deadline timer runs', async () => {
+    // A process paused past its lease (SIGSTOP, a long GC) resumes with its clock ahead of its timers.
+    let paused = 0;
+    const e: Election = new Election({
+      clock: { now: () => e.clock.now() + paused, setTimeout: (fn, ms) => e.clock.setTimeout(fn, ms), sleep: (ms, signal) => e.clock.sleep(ms, signal) },
+    });
+    const a = e.add('a');
+    await e.clock.advance(RETRY_MS + 1);
+    assert.equal(a.elector.leadingNow(), true);
+    const renewedAt = Date.parse(spec(e.store).renewTime ?? '');
+    paused = renewedAt + RENEW_MS - e.clock.now();
+    assert.equal(a.elector.isLeader(), true, 'the deadline timer has not run');
+    assert.equal(a.elector.leadingNow(), false, 'but the renew deadline has passed');
+    paused = 0;
+    await e.stopAll();
+    assert.equal(a.elector.leadingNow(), false, 'not after it stopped');
+  });
+
   it('a leader that sees another holder stops at once', async () => {
     const e = new Election();
     const a = e.add('a');

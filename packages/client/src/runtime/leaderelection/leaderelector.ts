@@ -96,10 +96,13 @@ function rawRecord(r: LeaderElectionRecord): string {
  * campaigns again after a term ends, once that term's onStartedLeading promise has settled; it
  * returns only when its signal aborts.
  *
- * Caveats: leadership is not fenced: a leader whose process is paused for longer than the lease
- * may act after a successor started. As the deadline counts from a renewal's start, a leader
- * whose round trips to the API take longer than (renewDeadline - retryPeriod) / 2 cannot keep
- * the lease (client-go tolerates up to renewDeadline, at the cost of its safety margin).
+ * Caveats: leadership is not fenced at the server: a leader whose process is paused for longer
+ * than the lease may act after a successor started, unless its work checks leadingNow() before
+ * each write (the Manager fences its client so) — and even then a write delayed in the network
+ * for longer than leaseDuration - renewDeadline may arrive after the successor's first. As the
+ * deadline counts from a renewal's start, a leader whose round trips to the API take longer than
+ * (renewDeadline - retryPeriod) / 2 cannot keep the lease (client-go tolerates up to
+ * renewDeadline, at the cost of its safety margin).
  * releaseOnCancel waits for the term's work (at most until the lease would expire) before it
  * gives the lease up.
  * Throws: the constructor throws a RangeError for durations out of order (leaseDuration >
@@ -123,6 +126,8 @@ export class LeaderElector {
   #observedAt = 0;
   #reportedLeader = '';
   #leading = false;
+  /** While leading: the renew deadline of the current term, by the clock (0 otherwise). */
+  #leadingUntil = 0;
   #running = false;
   #inflight: Promise<Attempt> | undefined;
 
@@ -151,6 +156,18 @@ export class LeaderElector {
   /** True between onStartedLeading and onStoppedLeading. */
   isLeader(): boolean {
     return this.#leading;
+  }
+
+  /**
+   * True while this candidate leads and, by the clock, its renew deadline (counted from the start
+   * of its last successful renewal) has not passed — even when the deadline's timer has not run
+   * yet, as after a pause of the process: a resumed process runs the callbacks of I/O that arrived
+   * meanwhile before its timers. Work guarded by the lease checks it before each write (the
+   * Manager's write fence does); a write it lets through is sent before any other candidate may
+   * take the lease, at least leaseDuration - renewDeadline earlier.
+   */
+  leadingNow(): boolean {
+    return this.#leading && this.#clock.now() < this.#leadingUntil;
   }
 
   /** The holder last observed (possibly this candidate), or undefined when none is known. */
@@ -211,6 +228,7 @@ export class LeaderElector {
     const end = (why: TermEnd): void => {
       if (ended !== undefined) return;
       ended = why;
+      this.#leadingUntil = 0;
       deadline?.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
@@ -224,6 +242,7 @@ export class LeaderElector {
     };
     const onAbort = (): void => end('cancel');
     const armDeadline = (renewedAt: number): void => {
+      this.#leadingUntil = renewedAt + this.#renewMs;
       deadline?.cancel();
       deadline = this.#clock.setTimeout(() => end('deadline'), renewedAt + this.#renewMs - this.#clock.now());
     };
