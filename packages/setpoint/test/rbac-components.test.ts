@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, silentLogger, type Logger } from '@setpoint/api';
-import { runAgent } from '@setpoint/agent';
+import { runAgent, runSimulatedNodes } from '@setpoint/agent';
 import { ApiServer, TokenAuthenticator } from '@setpoint/apiserver';
 import { Client, Manager } from '@setpoint/client';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
@@ -52,6 +52,7 @@ describe('components with least-privilege identities', () => {
   let cm: Client;
   let scheduler: Client;
   let node: Client;
+  let sim: Client;
   let running: Promise<unknown>[] = [];
 
   before(async () => {
@@ -62,6 +63,7 @@ describe('components with least-privilege identities', () => {
         ['cm', { name: 'system:kube-controller-manager', groups: ['system:authenticated'] }],
         ['sched', { name: 'system:kube-scheduler', groups: ['system:authenticated'] }],
         ['n1', { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] }],
+        ['sim', { name: 'setpoint:simulated-nodes', groups: ['system:authenticated'] }],
       ],
     });
     server = await ApiServer.start({ store, port: 0, compaction: false, authenticator, logger: silentLogger });
@@ -70,6 +72,7 @@ describe('components with least-privilege identities', () => {
     cm = client('cm');
     scheduler = client('sched');
     node = client('n1');
+    sim = client('sim');
     const election = (name: string) => ({ name, namespace: 'kube-system', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 500 });
     const cmManager = new Manager({ client: cm, logger: forbiddenRecorder(forbidden, { component: 'controller-manager' }), leaderElection: election('setpoint-controller-manager'), gracefulShutdownMs: 2000 });
     registerBuiltinControllers(cmManager);
@@ -85,7 +88,7 @@ describe('components with least-privilege identities', () => {
   after(async () => {
     stop.abort();
     await Promise.allSettled(running);
-    for (const c of [admin, cm, scheduler, node]) c?.close();
+    for (const c of [admin, cm, scheduler, node, sim]) c?.close();
     await server?.stop();
     await store.close();
     await rm(dir, { recursive: true, force: true });
@@ -138,5 +141,27 @@ describe('components with least-privilege identities', () => {
     await refused(scheduler.deployments().list({ namespace: 'default' }));
     await refused(node.pods().list());
     await refused(node.nodes().list());
+    await refused(sim.secrets().list({ namespace: 'default' }));
+    await refused(sim.deployments().create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' } } as never, { namespace: 'default' }));
+  });
+
+  it('simulated nodes run as setpoint:simulated-nodes (system:node\'s rules), not admin', async () => {
+    const simStop = new AbortController();
+    const seen: string[] = [];
+    const simulated = runSimulatedNodes({ client: sim, count: 3, namePrefix: 'sim-', readyDelayMs: 10, signal: simStop.signal, logger: forbiddenRecorder(seen, { component: 'simulated-nodes' }) });
+    try {
+      await waitFor('three simulated nodes with leases', async () => {
+        const leases = (await admin.leases().list({ namespace: 'kube-node-lease' })).items.map((l) => l.metadata.name);
+        return ['sim-0', 'sim-1', 'sim-2'].every((n) => leases.includes(n));
+      });
+      await admin.pods().create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'on-sim', namespace: 'default' }, spec: { nodeName: 'sim-1', containers: [{ name: 'c', image: 'c:1' }] } }, { namespace: 'default' });
+      await waitFor('the pod Running on sim-1', async () => (await admin.pods().get('on-sim', { namespace: 'default' })).status?.phase === 'Running');
+      await admin.pods().delete('on-sim', { namespace: 'default' });
+      await waitFor('the pod gone', async () => admin.pods().get('on-sim', { namespace: 'default' }).then(() => false, (err: unknown) => isApiError(err, 'NotFound')));
+      assert.deepEqual(seen, [], 'the simulated nodes were refused nothing');
+    } finally {
+      simStop.abort();
+      await simulated;
+    }
   });
 });

@@ -43,6 +43,12 @@ export const CONTROLLER_MANAGER_IDENTITY: ComponentIdentity = Object.freeze({ na
 /** The scheduler's identity. */
 export const SCHEDULER_IDENTITY: ComponentIdentity = Object.freeze({ name: 'scheduler', user: 'system:kube-scheduler', groups: Object.freeze([]) });
 
+/**
+ * The identity of a process running simulated nodes (`--simulate-nodes`, `setpoint agent --simulate`):
+ * one client acts for many nodes, so it cannot be one node's; RBAC binds it to system:node's rules.
+ */
+export const SIMULATED_NODES_IDENTITY: ComponentIdentity = Object.freeze({ name: 'simulated-nodes', user: 'setpoint:simulated-nodes', groups: Object.freeze([]) });
+
 /** The identity of the agent of `nodeName`. */
 export function agentIdentity(nodeName: string): ComponentIdentity {
   return { name: `agent-${nodeName}`, user: nodeUsername(nodeName), groups: [NODES_GROUP] };

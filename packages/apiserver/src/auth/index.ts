@@ -29,6 +29,7 @@ export {
   CONTROLLER_MANAGER_IDENTITY,
   NODES_GROUP,
   SCHEDULER_IDENTITY,
+  SIMULATED_NODES_IDENTITY,
   agentIdentity,
   ensureComponentCredentials,
   nodeUsername,

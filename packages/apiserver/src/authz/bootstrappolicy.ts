@@ -13,7 +13,8 @@
  * - system:node (what the node authorizer grants every node; bound to nobody, as in Kubernetes);
  * - least-privilege roles of Setpoint's components, written from what they do:
  *   system:kube-controller-manager (user system:kube-controller-manager) and
- *   system:kube-scheduler (user system:kube-scheduler).
+ *   system:kube-scheduler (user system:kube-scheduler), setpoint:simulated-nodes (user
+ *   setpoint:simulated-nodes: one client acting for many simulated nodes).
  */
 import { RBAC_GROUP, type PolicyRule, type Subject } from '../registry/kinds/rbac.js';
 import { NODE_RULES } from './node.js';
@@ -30,6 +31,8 @@ export const AGGREGATE_TO_VIEW = 'rbac.authorization.k8s.io/aggregate-to-view';
 /** The user names of Setpoint's components. */
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 export const SCHEDULER_USER = 'system:kube-scheduler';
+/** The user of a process running simulated nodes (auth/components.ts SIMULATED_NODES_IDENTITY). */
+export const SIMULATED_NODES_USER = 'setpoint:simulated-nodes';
 /** The leader election leases of the components (kube-system; see commands/controller-manager.ts). */
 export const CONTROLLER_MANAGER_LEASE = 'setpoint-controller-manager';
 export const SCHEDULER_LEASE = 'setpoint-scheduler';
@@ -126,6 +129,20 @@ const SCHEDULER_RULES: readonly PolicyRule[] = [
   rule(['patch', 'update'], [''], ['pods/status']),
 ];
 
+/**
+ * Simulated nodes (one client acting for many nodes, which starts nothing): register and report
+ * their Nodes, renew their Leases, watch pods, report pod status, finish deletions, record events.
+ * No Secrets, ConfigMaps or tokens — a simulated node never runs a process that would need them.
+ */
+const SIMULATED_NODES_RULES: readonly PolicyRule[] = [
+  EVENTS,
+  rule(['create', 'get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
+  rule(['patch', 'update'], [''], ['nodes/status']),
+  rule([...READ, 'delete'], [''], ['pods']),
+  rule(['patch', 'update'], [''], ['pods/status']),
+  rule(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'], ['coordination.k8s.io'], ['leases']),
+];
+
 export const DEFAULT_CLUSTER_ROLES: readonly DefaultClusterRole[] = [
   { name: 'cluster-admin', rules: [rule(['*'], ['*'], ['*']), urlRule(['*'], ['*'])] },
   { name: 'admin', rules: [], aggregateFrom: AGGREGATE_TO_ADMIN },
@@ -162,6 +179,7 @@ export const DEFAULT_CLUSTER_ROLES: readonly DefaultClusterRole[] = [
   },
   { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
+  { name: 'setpoint:simulated-nodes', rules: SIMULATED_NODES_RULES },
 ];
 
 export const DEFAULT_CLUSTER_ROLE_BINDINGS: readonly DefaultClusterRoleBinding[] = [
@@ -172,4 +190,5 @@ export const DEFAULT_CLUSTER_ROLE_BINDINGS: readonly DefaultClusterRoleBinding[]
   { name: 'system:monitoring', role: 'system:monitoring', subjects: [group('system:monitoring')] },
   { name: 'system:kube-controller-manager', role: 'system:kube-controller-manager', subjects: [user(CONTROLLER_MANAGER_USER)] },
   { name: 'system:kube-scheduler', role: 'system:kube-scheduler', subjects: [user(SCHEDULER_USER)] },
+  { name: 'setpoint:simulated-nodes', role: 'setpoint:simulated-nodes', subjects: [user(SIMULATED_NODES_USER)] },
 ];

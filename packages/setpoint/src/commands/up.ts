@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runAgent, runSimulatedNodes, type KubeletServerOptions } from '@setpoint/agent';
-import { ADMIN_USER, CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, agentIdentity, ensureAgentServingCertificate, ensureComponentCredentials, type ComponentCredential } from '@setpoint/apiserver';
+import { ADMIN_USER, CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, SIMULATED_NODES_IDENTITY, agentIdentity, ensureAgentServingCertificate, ensureComponentCredentials, type ComponentCredential } from '@setpoint/apiserver';
 import { Client, Manager } from '@setpoint/client';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
 import { isLoopbackHost } from '../flags.js';
@@ -44,6 +44,7 @@ export function registerUp(program: Command): void {
       const host = isLoopbackHost(flags.host) ? '127.0.0.1' : flags.host;
       let kubeletServer: KubeletServerOptions | undefined;
       let agentCredential: ComponentCredential | undefined;
+      let simulatedCredential: ComponentCredential | undefined;
       try {
         if (agents > 0 && running.kubelet.ca !== undefined) {
           kubeletServer = { port: 0, host, tls: await ensureAgentServingCertificate({ dir: agentDir, logger }), clientCA: running.kubelet.ca };
@@ -53,6 +54,10 @@ export function registerUp(program: Command): void {
         // This node's agent identity (CN system:node:<node>, O system:nodes), for an agent run on its own.
         if (running.kubelet.ca !== undefined) {
           [agentCredential] = await ensureComponentCredentials({ dataDir: resolve(flags.dataDir), server: running.server.url, identities: [agentIdentity(nodeName)], logger });
+          // Simulated nodes: one identity for all of them, bound to system:node's rules.
+          if (simulated > 0) {
+            [simulatedCredential] = await ensureComponentCredentials({ dataDir: resolve(flags.dataDir), server: running.server.url, identities: [SIMULATED_NODES_IDENTITY], logger });
+          }
         }
       } catch (err) {
         await running.stop();
@@ -61,7 +66,8 @@ export function registerUp(program: Command): void {
       // The controllers, the scheduler and the agent talk to the API server like any client, in this
       // process, each as itself (client certificates of the cluster CA; RBAC and the node
       // authorizer give each only what it needs). Without TLS (--insecure-http) there are no such
-      // certificates and they use the admin token; simulated nodes always do (one client for many nodes).
+      // certificates and they use the admin token. Simulated nodes share one identity
+      // (setpoint:simulated-nodes, bound to system:node's rules: one client acts for many nodes).
       const client = new Client(running.connection, { qps: 500, burst: 1000 });
       const identity = (credential: ComponentCredential | undefined) => (credential === undefined ? client : new Client(credential.config, { qps: 500, burst: 1000 }));
       const cmClient = identity(running.components.find((c) => c.identity.name === CONTROLLER_MANAGER_IDENTITY.name));
@@ -81,7 +87,7 @@ export function registerUp(program: Command): void {
       if (agents > 0) {
         workers.push(runAgent({ client: agentClient, nodeName, dataDir: agentDir, runtime: 'process', ...(kubeletServer === undefined ? {} : { kubeletServer }), logger, signal: stop.signal }));
       }
-      if (simulated > 0) workers.push(runSimulatedNodes({ client, count: simulated, namePrefix: 'sim-', logger, signal: stop.signal }));
+      if (simulated > 0) workers.push(runSimulatedNodes({ client: identity(simulatedCredential), count: simulated, namePrefix: 'sim-', logger, signal: stop.signal }));
       console.log(`setpoint: API server ready at ${running.server.url} (store: ${running.store.backend})`);
       console.log(`setpoint: controllers (${controllers.join(', ')}) and scheduler running`);
       console.log(`setpoint: export KUBECONFIG=${running.kubeconfigPath}`);
