@@ -187,7 +187,7 @@ export async function run(): Promise<void> {
           'highest clients kept': s.kept ? Number(s.kept.clients) : 0,
           'ops/s there': s.kept ? Number(s.kept['ops/s']) : NaN,
           'p99 ms there': s.kept ? Number(s.kept['p99 ms']) : NaN,
-          'broke at clients': s.broke ? Number(s.broke.clients) : `not within ${spec.levels.at(-1)}`,
+          'broke at clients': s.broke ? Number(s.broke.clients) : `did not break up to ${spec.levels.at(-1)}`,
         });
       }
     }

@@ -136,7 +136,8 @@ function lineChart(c: LineChart, top: number): { svg: string; height: number } {
     if (pts.length > 1 && s.dotsOnly !== true) out.push(`<polyline points="${path}" fill="none" stroke="${color}" stroke-width="2"/>`);
     for (const p of pts) out.push(`<circle cx="${X.toPx(p[0]).toFixed(1)}" cy="${Y.toPx(p[1]).toFixed(1)}" r="${s.dotsOnly === true ? 5 : 3}" fill="${color}"/>`);
     const ly = plotTop + 8 + i * 18;
-    out.push(`<line x1="${right + 12}" x2="${right + 32}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
+    if (s.dotsOnly === true) out.push(`<circle cx="${right + 22}" cy="${ly}" r="5" fill="${color}"/>`);
+    else out.push(`<line x1="${right + 12}" x2="${right + 32}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
     out.push(`<text x="${right + 38}" y="${ly + 4}" font-size="11" ${FONT}>${esc(s.name)}</text>`);
   });
   return { svg: out.join('\n'), height };
@@ -148,20 +149,34 @@ function barChart(c: BarChart, top: number): { svg: string; height: number } {
   const right = WIDTH - 90;
   const rowHeight = 22;
   const groups = [...new Set(c.bars.map((b) => b.series ?? ''))];
-  const legend = groups.length > 1;
-  const plotTop = top + 30 + (legend ? 18 : 0);
+  // The legend, wrapped onto as many lines as it needs.
+  const legend: Array<{ x: number; line: number }> = [];
+  let lx = 10;
+  let lines = 0;
+  if (groups.length > 1) {
+    lines = 1;
+    for (const g of groups) {
+      const w = 16 + textWidth(g, 11) + 24;
+      if (lx + w > WIDTH - 10 && lx > 10) {
+        lx = 10;
+        lines++;
+      }
+      legend.push({ x: lx, line: lines - 1 });
+      lx += w;
+    }
+  }
+  const plotTop = top + 30 + lines * 18;
   const height = plotTop - top + c.bars.length * rowHeight + 30;
   const max = Math.max(...c.bars.map((b) => (Number.isFinite(b.value) ? b.value : 0)), 0) || 1;
   const out: string[] = [];
   out.push(title(c.title, 10, top + 20, WIDTH - 20));
-  if (legend) {
-    let x = 10;
-    groups.forEach((g, i) => {
-      out.push(`<rect x="${x}" y="${top + 32}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>`);
-      out.push(`<text x="${x + 16}" y="${top + 42}" font-size="11" ${FONT}>${esc(g)}</text>`);
-      x += 16 + textWidth(g, 11) + 24;
-    });
-  }
+  groups.forEach((g, i) => {
+    const at = legend[i];
+    if (at === undefined) return;
+    const y = top + 32 + at.line * 18;
+    out.push(`<rect x="${at.x}" y="${y}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>`);
+    out.push(`<text x="${at.x + 16}" y="${y + 10}" font-size="11" ${FONT}>${esc(g)}</text>`);
+  });
   c.bars.forEach((b, i) => {
     const y = plotTop + i * rowHeight;
     const color = COLORS[groups.indexOf(b.series ?? '') % COLORS.length];

@@ -2,12 +2,13 @@
  * Writes bench/results/README.md from the results files beside it (NAME.json and NAME.svg): the
  * machine, the conditions of each run (date, duration, load, CPU used by other processes, commit,
  * command), every headline figure with the command that reproduces it, then each benchmark's
- * notes, chart and tables. `npm run bench` calls it after full runs; `npm run bench -- --report`
- * only regenerates it.
+ * notes, chart (NAME.svg, drawn again from the JSON) and tables. `npm run bench` calls it after
+ * each run; `npm run bench -- --report` only regenerates it.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderCharts, type Chart } from './chart.js';
 import { columns, formatCell, type Headline, type Row } from './lib.js';
 
 interface Result {
@@ -22,6 +23,7 @@ interface Result {
   headlines?: Headline[];
   notes?: string[];
   tables?: Array<{ title: string; rows: Row[] }>;
+  charts?: Chart[];
 }
 
 /** The order of the sections; results of other names follow, alphabetically. */
@@ -108,6 +110,8 @@ export function writeReadme(dir = defaultDir): string {
     out.push(`Reproduce: \`${r.command ?? `npm run bench -- ${r.name}`}\``, '');
     for (const n of r.notes ?? []) out.push(`- ${n}`);
     if ((r.notes ?? []).length > 0) out.push('');
+    // Charts are drawn again from the data, so a change of layout reaches every result.
+    if ((r.charts ?? []).length > 0) writeFileSync(join(dir, `${r.name}.svg`), renderCharts(r.charts!));
     if (existsSync(join(dir, `${r.name}.svg`))) out.push(`![${r.name}](${r.name}.svg)`, '');
     for (const t of r.tables ?? []) out.push(`**${t.title}**`, '', markdownTable(t.rows));
   }

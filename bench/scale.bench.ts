@@ -127,6 +127,15 @@ interface Sampled {
   dbBytes: number;
 }
 
+/** Least-squares slope of the database size over time, bytes per ms. */
+function slope(samples: readonly Sampled[]): number {
+  if (samples.length < 2) return NaN;
+  const mx = samples.reduce((a, s) => a + s.at, 0) / samples.length;
+  const my = samples.reduce((a, s) => a + s.dbBytes, 0) / samples.length;
+  const sxx = samples.reduce((a, s) => a + (s.at - mx) ** 2, 0);
+  return sxx > 0 ? samples.reduce((a, s) => a + (s.at - mx) * (s.dbBytes - my), 0) / sxx : NaN;
+}
+
 function pct(l: Latencies): string {
   return `p50 ${l.percentile(50).toFixed(1)} ms, p99 ${l.percentile(99).toFixed(1)} ms, max ${l.max.toFixed(0)} ms`;
 }
@@ -245,12 +254,10 @@ export async function run(): Promise<void> {
     const leasesOut = log.leaseLatencies(s0, steadyEnd, (at) => !inCompaction(at));
     const serverLeaseP99 = histogramQuantile(0.99, last.samples, 'apiserver_request_duration_seconds', { verb: 'update', resource: 'leases' }, first.samples) * 1000;
     const revisions = metricSum(last.samples, 'setpoint_store_revision') - metricSum(first.samples, 'setpoint_store_revision');
-    // Database growth: least-squares slope of its size over the window.
-    const n = sampled.length;
-    const mx = sampled.reduce((a, s) => a + s.at, 0) / n;
-    const my = sampled.reduce((a, s) => a + s.dbBytes, 0) / n;
-    const slope = sampled.reduce((a, s) => a + (s.at - mx) * (s.dbBytes - my), 0) / Math.max(1e-9, sampled.reduce((a, s) => a + (s.at - mx) ** 2, 0)); // bytes per ms
-    const growthPerHour = slope * 3_600_000;
+    // Database growth: least-squares slope of its size over the window, and over its second half
+    // (after the first compactions, once freed pages are being reused).
+    const growthPerHour = slope(sampled) * 3_600_000;
+    const laterGrowthPerHour = slope(sampled.slice(Math.floor(sampled.length / 2))) * 3_600_000;
     const maxRss = Math.max(...sampled.map((s) => s.rss));
     // Without compaction every revision would stay: the history written per hour, at one Lease's size each.
     const leaseBytes = (await admin.expect(200, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/sim-node-0')).text.length;
@@ -279,6 +286,7 @@ export async function run(): Promise<void> {
         'longest event-loop pause elsewhere ms': pauseOut,
         'slowest lease renewal in compaction windows ms': leasesIn.max,
         'DB growth MiB/hour': growthPerHour / MiB,
+        'same, second half of the window': laterGrowthPerHour / MiB,
         'revisions/hour': (revisions / steadySeconds) * 3600,
         'uncompacted history MiB/hour (est.)': historyPerHour / MiB,
         'DB MiB at end': last.dbBytes / MiB,
@@ -286,7 +294,7 @@ export async function run(): Promise<void> {
     ]);
     report.headline(`lease renewal, ${nodeCount.toLocaleString('en-US')} nodes with ${podCount.toLocaleString('en-US')} pods (steady)`, pct(leasesAll), `server-side p99 ${serverLeaseP99.toFixed(1)} ms`);
     report.headline(`API server CPU and RSS, steady (${nodeCount.toLocaleString('en-US')} nodes)`, `${cpuPercent(u0, u1).toFixed(0)}% of a core, ${Math.round(last.rss / MiB)} MiB RSS`, `loading ${podCount.toLocaleString('en-US')} pods: ${Number(phases[1]?.['server CPU %']).toFixed(0)}% of a core`);
-    report.headline(`database growth (${nodeCount.toLocaleString('en-US')} nodes, compaction every ${compactionInterval})`, `${(growthPerHour / MiB).toFixed(1)} MiB/hour`, `${Math.round((revisions / steadySeconds) * 3600).toLocaleString('en-US')} revisions/hour, about ${Math.round(historyPerHour / MiB).toLocaleString('en-US')} MiB/hour of history (${leaseBytes} B per Lease) that compaction keeps from piling up; ${Math.round(last.dbBytes / MiB)} MiB at the end`);
+    report.headline(`database growth (${nodeCount.toLocaleString('en-US')} nodes, compaction every ${compactionInterval})`, `${(growthPerHour / MiB).toFixed(1)} MiB/hour over ${steadyMinutes} min, ${(laterGrowthPerHour / MiB).toFixed(1)} MiB/hour over its second half`, `${Math.round((revisions / steadySeconds) * 3600).toLocaleString('en-US')} revisions/hour, about ${Math.round(historyPerHour / MiB).toLocaleString('en-US')} MiB/hour of history (${leaseBytes} B per Lease) that compaction keeps from piling up; ${Math.round(last.dbBytes / MiB)} MiB at the end`);
     report.headline(`longest compaction pause (${nodeCount.toLocaleString('en-US')} nodes)`, `${pauseIn.toFixed(0)} ms event-loop delay`, `${windows.length} compactions; elsewhere ${pauseOut.toFixed(0)} ms; slowest lease renewal in them ${leasesIn.max.toFixed(0)} ms; kine's users report 3–5 s`);
     report.chart({
       kind: 'line',
@@ -306,7 +314,7 @@ export async function run(): Promise<void> {
       series: [{ name: 'database', points: sampled.map((s) => [(s.at - s0) / 1000, s.dbBytes / MiB] as const) }],
     });
     Object.assign(outcome, {
-      steady: { seconds: steadySeconds, cpuPercent: cpuPercent(u0, u1), rssBytes: last.rss, maxRssBytes: maxRss, dbBytes: last.dbBytes, growthPerHour, historyPerHour, leaseBytes, revisions, compactions: windows.length, pauseInMs: pauseIn, pauseOutMs: pauseOut, serverLeaseP99 },
+      steady: { seconds: steadySeconds, cpuPercent: cpuPercent(u0, u1), rssBytes: last.rss, maxRssBytes: maxRss, dbBytes: last.dbBytes, growthPerHour, laterGrowthPerHour, historyPerHour, leaseBytes, revisions, compactions: windows.length, pauseInMs: pauseIn, pauseOutMs: pauseOut, serverLeaseP99 },
       leases: { all: pct(leasesAll), inCompaction: pct(leasesIn), outside: pct(leasesOut) },
     });
   } catch (err) {
