@@ -89,8 +89,9 @@ export function columns(rows: Row[]): string[] {
 }
 
 /** A cell as printed: numbers rounded to a sensible precision. */
-export function formatCell(v: string | number | undefined): string {
+export function formatCell(v: string | number | null | undefined): string {
   if (v === undefined) return '';
+  if (v === null) return '–'; // NaN, after a round trip through JSON
   if (typeof v === 'string') return v;
   if (!Number.isFinite(v)) return Number.isNaN(v) ? '–' : String(v);
   if (Number.isInteger(v) || Math.abs(v) >= 100) return Math.round(v).toLocaleString('en-US');

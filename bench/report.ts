@@ -38,7 +38,7 @@ function cell(v: string | number | undefined): string {
 function markdownTable(rows: Row[]): string {
   if (rows.length === 0) return '(no rows)\n';
   const cols = columns(rows);
-  const numeric = (c: string) => rows.every((r) => r[c] === undefined || typeof r[c] === 'number');
+  const numeric = (c: string) => rows.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number');
   const lines = [`| ${cols.map((c) => cell(c)).join(' | ')} |`, `| ${cols.map((c) => (numeric(c) ? '---:' : '---')).join(' | ')} |`];
   for (const r of rows) lines.push(`| ${cols.map((c) => cell(r[c])).join(' | ')} |`);
   return lines.join('\n') + '\n';
