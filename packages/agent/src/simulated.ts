@@ -42,9 +42,12 @@ export interface SimulatedNodesOptions {
   readonly machine?: Partial<Omit<MachineInfo, 'hostname' | 'address'>>;
   /** Labels besides the kubelet's own and SIMULATED_NODE_LABEL. */
   readonly labels?: Readonly<Record<string, string>>;
-  /** API calls in flight at most. Default 32. */
+  /**
+   * API calls in flight at most. Default one per node, between 32 and 128 (each kubelet has its
+   * own connection; the fleet shares one limit so that thousands of nodes do not flood the server).
+   */
   readonly concurrency?: number;
-  /** Pods reconciled at once. Default 16. */
+  /** Pods reconciled at once. Default one per two nodes, between 16 and 64. */
   readonly podConcurrency?: number;
   /** Timer wheel resolution. Default heartbeatIntervalMs / 100, between 10 and 1000 ms. */
   readonly tickMs?: number;
@@ -69,6 +72,10 @@ export function concurrencyLimit(n: number): <T>(call: () => Promise<T>) => Prom
       else active--;
     }
   };
+}
+
+function clamp(n: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, n));
 }
 
 /** The machine simulated node `i` reports: 10.x.y.z addresses, one per node. */
@@ -99,7 +106,7 @@ export async function runSimulatedNodes(options: SimulatedNodesOptions): Promise
   const prefix = options.namePrefix ?? 'sim-node-';
   const interval = options.heartbeatIntervalMs ?? 10_000;
   const wheel = new TimerWheel({ clock, logger, tickMs: options.tickMs ?? Math.min(1000, Math.max(10, Math.floor(interval / 100))) });
-  const limit = concurrencyLimit(options.concurrency ?? 32);
+  const limit = concurrencyLimit(options.concurrency ?? clamp(count, 32, 128));
   setMaxListeners(0, options.signal);
   const manager = new Manager({ client: options.client, clock, logger, gracefulShutdownMs: 5000 });
   const nodeCache = manager.reader<Node>(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true` });
@@ -138,7 +145,7 @@ export async function runSimulatedNodes(options: SimulatedNodesOptions): Promise
     name: 'simulated-podsync',
     fieldSelector: 'spec.nodeName!=',
     owns: (pod) => ours.has(pod.spec?.nodeName ?? ''),
-    concurrency: options.podConcurrency ?? 16,
+    concurrency: options.podConcurrency ?? clamp(Math.ceil(count / 2), 16, 64),
   });
   logger.info({ count, prefix, intervalMs: interval, tickMs: wheel.tickMs }, 'starting simulated nodes');
   try {

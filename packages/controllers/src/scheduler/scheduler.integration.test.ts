@@ -4,7 +4,7 @@ import { FakeClock, type Node, type Pod, type PodCondition } from '@setpoint/api
 import { builtin, Client, Manager } from '@setpoint/client';
 import { startControlPlane } from '@setpoint/client/testing';
 import { addNode, apiPod, eventually, seededRandom } from './fixtures.test-support.js';
-import { registerScheduler } from './index.js';
+import { registerScheduler, Scheduler } from './index.js';
 
 const scheduled = (pod: Pod | undefined): PodCondition | undefined => pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
 
@@ -110,6 +110,61 @@ describe('scheduler against the in-process control plane', () => {
         await r.running;
         r.client.close();
       }
+    }
+  });
+
+  it('makes many decisions per turn of the event loop, not one (a busy process would throttle it to one pod per turn)', async () => {
+    await using cp = await startControlPlane();
+    const client = new Client(cp.config, { qps: 10_000, burst: 10_000 });
+    // The turn of the event loop each binding request was sent in: `turn` counts setImmediate
+    // callbacks, one per turn, for as long as the test runs.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    const bindTurns: number[] = [];
+    const counting = new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== 'pods') return Reflect.get(target, prop, receiver) as unknown;
+        return () => {
+          const pods = target.pods();
+          return new Proxy(pods, {
+            get(p, name, r) {
+              if (name !== 'createSubresource') return Reflect.get(p, name, r) as unknown;
+              return (...args: Parameters<typeof pods.createSubresource>) => {
+                bindTurns.push(turn);
+                return pods.createSubresource(...args);
+              };
+            },
+          });
+        };
+      },
+    });
+    const manager = new Manager({ client });
+    const scheduler = new Scheduler(
+      { client: counting, pods: manager.informer<Pod>(builtin.pods), nodes: manager.informer<Node>(builtin.nodes), events: manager.eventRecorder('default-scheduler') },
+      { random: seededRandom(3) },
+    );
+    manager.add(scheduler);
+    const stop = new AbortController();
+    try {
+      await addNode(client, 'roomy', { cpu: '64', memory: '64Gi' });
+      const count = 40;
+      await Promise.all(Array.from({ length: count }, (_, i) => client.pods().create(apiPod(`p${i}`, { cpu: '100m', memory: '64Mi' }))));
+      const running = manager.start(stop.signal); // every pod is queued when the caches sync
+      await eventually('every pod bound', () => scheduler.stats.scheduled === count);
+      stop.abort();
+      await running;
+      assert.equal(bindTurns.length, count);
+      const turns = new Set(bindTurns).size;
+      assert.ok(turns <= count / 4, `${count} decisions took ${turns} turns of the event loop`);
+    } finally {
+      ticking = false;
+      stop.abort();
+      client.close();
     }
   });
 });
