@@ -3,5 +3,5 @@ export { FakeClock, realClock } from './clock.js';
 export type { Clock, Timer } from './clock.js';
 export { Backoff } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
-export { jsonEqual } from './json.js';
+export { jsonClone, jsonEqual } from './json.js';
 export { microTime, rfc3339 } from './time.js';

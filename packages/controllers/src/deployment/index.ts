@@ -7,7 +7,7 @@
  *
  * It needs a ReplicaSet controller (which makes the pods) to make progress.
  */
-import { isApiError, labelSelectorAsSelector, type Deployment, type LabelSelector, type LabelsSelector, type Pod, type ReplicaSet } from '@setpoint/api';
+import { isApiError, jsonClone, labelSelectorAsSelector, type Deployment, type LabelSelector, type LabelsSelector, type Pod, type ReplicaSet } from '@setpoint/api';
 import { builtin, controllerOf, type Controller, type Manager, type Request } from '@setpoint/client';
 import { clientCluster } from './clientcluster.js';
 import { reconcileDeployment } from './reconcile.js';
@@ -84,7 +84,7 @@ export function registerDeploymentController(manager: Manager, options: Deployme
       const cached = deployments.get(namespace, name);
       if (cached === undefined) return undefined; // deleted: its ReplicaSets go with the garbage collector
       try {
-        return await reconcileDeployment(cluster, structuredClone(cached) as Deployment);
+        return await reconcileDeployment(cluster, jsonClone(cached) as Deployment);
       } catch (err) {
         // The cache had not caught up with a write yet (often our own): expected; look again soon.
         if (!isApiError(err, 'Conflict')) throw err;

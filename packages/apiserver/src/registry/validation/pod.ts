@@ -5,7 +5,7 @@
  * removed scheduling gates and a negative grace period set to 1), ValidatePodStatusUpdate, and
  * ValidatePodBinding. Metadata is validated by the REST layer, not here.
  */
-import { FieldError, isQualifiedName, nameIsDNSSubdomain } from '@setpoint/api';
+import { FieldError, isQualifiedName, jsonClone, nameIsDNSSubdomain } from '@setpoint/api';
 import { deepEqual, validateImmutableField } from '../objectmeta.js';
 import { inclusiveRangeError } from './field-rules.js';
 import { arrayAt, child, index, isObject, isSet, numberAt, objectAt, objectsAt, stringAt, stringMapAt, type JsonObject } from './json-fields.js';
@@ -140,7 +140,7 @@ export function validatePodUpdate(pod: JsonObject, old: JsonObject): FieldError[
   if (deepEqual(spec, oldSpec)) return errs;
 
   // Put the fields that may change back to their old values; whatever still differs is forbidden.
-  const munged: JsonObject = structuredClone(spec);
+  const munged: JsonObject = jsonClone(spec);
   for (const list of ['containers', 'initContainers']) {
     const oldContainers = arrayAt(oldSpec, list);
     arrayAt(munged, list).forEach((c, i) => {
