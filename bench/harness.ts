@@ -33,7 +33,9 @@ function track(child: ChildProcess): void {
  * kept (the last 4 KB), to explain an early exit.
  */
 export function setpointProcess(args: readonly string[], options: { nodeOptions?: readonly string[]; quiet?: boolean } = {}): ChildProcess {
-  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), '--conditions=setpoint-src', '--import', 'tsx', cli, ...args], {
+  // BENCH_PROCESS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process a benchmark starts.
+  const extra = (process.env.BENCH_PROCESS_NODE_OPTIONS ?? '').split(' ').filter((o) => o !== '');
+  const child = spawn(process.execPath, [...extra, ...(options.nodeOptions ?? []), '--conditions=setpoint-src', '--import', 'tsx', cli, ...args], {
     stdio: ['ignore', 'pipe', options.quiet === true ? 'pipe' : 'inherit'],
   });
   child.stderr?.on('data', (chunk: Buffer) => stderrTails.set(child, ((stderrTails.get(child) ?? '') + chunk.toString()).slice(-4096)));

@@ -20,7 +20,7 @@ import { startEtcd, type EtcdServer } from '@setpoint/store/testing';
 import { ApiClient, metricSum, scrape, startServer, type ServerProcess } from './harness.js';
 import { BenchReport, Latencies, MiB, argValue, cpuSecondsOf, nowMs, ratio, rssOf, sleep, smoke, until, type Row } from './lib.js';
 
-const counts = argValue('watchers')?.split(',').map(Number) ?? (smoke ? [10, 100] : [100, 1_000, 10_000]);
+const counts = argValue('watchers')?.split(',').map(Number) ?? (smoke ? [50] : [100, 1_000, 10_000]);
 const writes = smoke ? 10 : 30;
 const writeIntervalMs = 100;
 const NS = 'watched';
