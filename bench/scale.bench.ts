@@ -32,7 +32,7 @@ import { BenchReport, Latencies, MiB, argValue, cpuSecondsOf, nowMs, rssOf, slee
 const large = process.argv.includes('--large');
 const nodeCount = Number(argValue('nodes') ?? (smoke ? 50 : large ? 5_000 : 1_000));
 const podCount = Number(argValue('pods') ?? (smoke ? 500 : large ? 150_000 : 30_000));
-const steadyMinutes = Number(argValue('minutes') ?? (smoke ? 0.25 : 3));
+const steadyMinutes = Number(argValue('minutes') ?? (smoke ? 0.15 : 3));
 const compactionInterval = smoke ? '5s' : '1m';
 const resultName = argValue('nodes') !== undefined || argValue('pods') !== undefined ? `scale-${nodeCount}` : large ? 'scale-large' : 'scale';
 /** Give up a phase after this long and report how far it got. */
