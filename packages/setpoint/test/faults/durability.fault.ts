@@ -34,6 +34,12 @@ import { objectKey, ResumingWatcher, type WatchLogEntry } from './support/watche
 const WRITERS = 16;
 const WRITE_MS = 20_000;
 const KILLS = 5;
+/**
+ * Writes go on for at least WRITE_MS and then until this many are acknowledged, or MAX_WRITE_MS:
+ * a loaded machine acknowledges fewer per second, which is no fault of the server's.
+ */
+const MIN_ACKNOWLEDGED = 1_200;
+const MAX_WRITE_MS = 150_000;
 const WATCHERS = 3;
 const NS = 'default';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
@@ -101,7 +107,7 @@ function allowedFinal(attempts: readonly Attempt[], initial: string | undefined)
 describe('durability under kill -9 of the API server', () => {
   after(stopAll);
 
-  it(`${WRITERS} writers for ${WRITE_MS / 1000} s and ${KILLS} kills: acknowledged writes survive, resourceVersions never go back, resumed watches see each change once`, { timeout: 240_000 }, async () => {
+  it(`${WRITERS} writers for ${WRITE_MS / 1000} s and ${KILLS} kills: acknowledged writes survive, resourceVersions never go back, resumed watches see each change once`, { timeout: 400_000 }, async () => {
     const dir = await tempDir('durability');
     const stop = new AbortController();
     const apis: Api[] = [];
@@ -160,6 +166,8 @@ describe('durability under kill -9 of the API server', () => {
         downtimes.push(Date.now() - down);
       }
       await sleep(Math.max(1000, WRITE_MS - (Date.now() - t0)));
+      const acknowledged = () => attempts.reduce((n, a) => n + (a.fate === 'ok' ? 1 : 0), 0);
+      await waitFor(`${MIN_ACKNOWLEDGED} acknowledged writes`, () => acknowledged() >= MIN_ACKNOWLEDGED || Date.now() - t0 > MAX_WRITE_MS, MAX_WRITE_MS + 10_000, 200);
       writing = false;
       await Promise.all(writers);
       const writeSeconds = (Date.now() - t0) / 1000;
@@ -200,7 +208,7 @@ describe('durability under kill -9 of the API server', () => {
           `watchers: ${watchers.map((w) => `${w.events} events, ${w.resumes} resumes, ${w.relists} relists`).join('; ')}`,
       );
       assert.deepEqual(unexpected, [], 'no request was refused with an unexpected status');
-      assert.ok(fates.ok > 1000, `enough acknowledged writes (${fates.ok})`);
+      assert.ok(fates.ok >= MIN_ACKNOWLEDGED, `enough acknowledged writes (${fates.ok} in ${MAX_WRITE_MS / 1000} s)`);
 
       // 1. Every key ends in an allowed state.
       const byKey = new Map<string, Attempt[]>();
