@@ -50,14 +50,23 @@ export class Api {
 
   /** Sends a request and reads the whole answer; throws TransportError when none came. */
   request(method: string, path: string, body?: unknown, options: { contentType?: string; timeoutMs?: number } = {}): Promise<Answer> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    return this.send(method, path, { ...(payload === undefined ? {} : { body: payload }), headers, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  }
+
+  /**
+   * Sends `body` as it is, with `headers` (the token's Authorization and the Content-Length are
+   * added), and reads the whole answer; the body is parsed as JSON where it is JSON. Throws
+   * TransportError when no answer came.
+   */
+  send(method: string, path: string, options: { body?: Buffer; headers?: Readonly<Record<string, string>>; timeoutMs?: number } = {}): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+      const payload = options.body;
+      const headers: http.OutgoingHttpHeaders = { ...options.headers };
       if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
-      if (payload !== undefined) {
-        headers['content-type'] = options.contentType ?? 'application/json';
-        headers['content-length'] = payload.length;
-      }
+      if (payload !== undefined) headers['content-length'] = payload.length;
       const send = this.url.protocol === 'https:' ? https.request : http.request;
       const req = send(new URL(path, this.url), { method, headers, agent: this.#agent }, (res) => {
         const chunks: Buffer[] = [];

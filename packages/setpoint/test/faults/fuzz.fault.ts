@@ -1,0 +1,450 @@
+/**
+ * Fault test — fuzzing a real `setpoint up` (SQLite, controller-manager, scheduler and a node agent
+ * running pods as processes, all in one process, as a user runs it). Each request is a real object
+ * of one of eight kinds with random fields set to hostile values (wrong JSON types, integers past
+ * int32 and int64, non-finite and fractional numbers, nulls, emoji and U+FFFF in field names and
+ * values, deep nesting), sent as JSON, YAML or protobuf (encoded from the mutated object, or with
+ * its bytes flipped), as a create, an update, a patch of each type (JSON, merge, strategic with
+ * directives, apply) or a delete, with random query parameters and Accept/Content-Type headers;
+ * reads, lists and watches get random query parameters.
+ *
+ * Checked for every request: no answer is a 5xx; every error answer is a Kubernetes Status whose
+ * code is the HTTP status; an answer that is not 2xx left the object as it was (what clients and
+ * controllers see: spec, data, labels, annotations, finalizers — not status, which controllers
+ * write all along); the process is alive. At the end: it still answers /readyz, and its loops
+ * still reconcile — a new Deployment gets a running pod (controllers, scheduler, agent) and the
+ * fuzzed namespace is emptied and removed (namespace controller, garbage collector).
+ *
+ * The seed is random on each run and printed; FUZZ_SEED=<n> replays a run, FUZZ_RUNS=<n> sets how
+ * many requests (default 600).
+ */
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { encodeProtobuf } from '@setpoint/apiserver';
+import fc from 'fast-check';
+import { stringify as toYaml } from 'yaml';
+import { Api, TransportError, type Answer } from './support/api.js';
+import { adminCredentials, setpoint, stopAll, tempDir, type Proc } from './support/processes.js';
+import { waitFor } from './support/wait.js';
+
+const SEED = process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== 'random' ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const NS = 'fuzz';
+/** Names of the objects each kind's updates, patches and deletes aim at. */
+const TARGETS = ['t0', 't1'];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+interface KindDef {
+  readonly collection: string;
+  readonly base: (name: string) => JsonObject;
+}
+
+/** A pod spec the scheduler cannot place (no node has the label), so fuzzed pods never run. */
+const unplaceable = (): JsonObject => ({
+  nodeSelector: { 'fuzz.setpoint.dev/nowhere': 'true' },
+  terminationGracePeriodSeconds: 1,
+  containers: [
+    {
+      name: 'c',
+      image: 'busybox',
+      command: ['sleep', '1'],
+      env: [{ name: 'A', value: '1' }],
+      ports: [{ containerPort: 8080, protocol: 'TCP' }],
+      resources: { requests: { cpu: '10m', memory: '16Mi' } },
+    },
+  ],
+});
+
+const KINDS: Readonly<Record<string, KindDef>> = {
+  configmaps: { collection: `/api/v1/namespaces/${NS}/configmaps`, base: (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'fuzz' } }, data: { k: 'v' } }) },
+  secrets: { collection: `/api/v1/namespaces/${NS}/secrets`, base: (name) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque', data: { k: 'dg==' } }) },
+  pods: { collection: `/api/v1/namespaces/${NS}/pods`, base: (name) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'fuzz' } }, spec: unplaceable() }) },
+  deployments: {
+    collection: `/apis/apps/v1/namespaces/${NS}/deployments`,
+    base: (name) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: unplaceable() } },
+    }),
+  },
+  leases: {
+    collection: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`,
+    base: (name) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'fuzz', leaseDurationSeconds: 10 } }),
+  },
+  events: {
+    collection: `/api/v1/namespaces/${NS}/events`,
+    base: (name) => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: NS, apiVersion: 'v1' },
+      reason: 'Fuzzed',
+      message: 'a fuzzed event',
+      type: 'Normal',
+      count: 1,
+    }),
+  },
+  serviceaccounts: { collection: `/api/v1/namespaces/${NS}/serviceaccounts`, base: (name) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } }) },
+  roles: {
+    collection: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`,
+    base: (name) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }),
+  },
+};
+const KIND_NAMES = Object.keys(KINDS);
+
+// ---- generators ----
+
+/** Number literals JSON.parse cannot keep (they are put into the body text as they are). */
+const RAW_NUMBERS = ['1e400', '-1e400', '2147483648', '-2147483649', '9223372036854775808', '18446744073709551616', '1.5', '0.1e1', '-0', '1E2'];
+const rawNumber = (literal: string) => `\u0000num:${literal}\u0000`;
+
+const hostileName = fc.constantFrom('😀', '\uFFFF', 'a'.repeat(300), '__proto__', 'constructor', '', ' ', '$patch', 'metadata', 'x\ny', 'é', 'kind', 'x"y', '\\');
+const hostileValue: fc.Arbitrary<Json> = fc.oneof(
+  fc.constantFrom<Json>({}, [], 0, -1, 1.5, 2147483648, 1e308, '', 'x', '\uFFFF', '😀', '\u0000', [null], [{}], { '😀': 'x' }, true, false, null, 'true', '-1', '1Gi', 'x'.repeat(70_000)),
+  fc.constantFrom(...RAW_NUMBERS).map(rawNumber),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 12 }),
+  fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>,
+  fc.nat({ max: 200 }).map((depth) => {
+    let v: Json = 'deep';
+    for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { a: v } : [v];
+    return v;
+  }),
+);
+
+interface Mutation {
+  readonly at: number;
+  readonly action: 'set' | 'add' | 'delete';
+  readonly name: string;
+  readonly value: Json;
+}
+const mutation: fc.Arbitrary<Mutation> = fc.record({ at: fc.nat(), action: fc.constantFrom('set', 'set', 'add', 'delete'), name: hostileName, value: hostileValue });
+
+type Verb = 'create' | 'update' | 'json-patch' | 'merge-patch' | 'strategic-patch' | 'apply' | 'delete' | 'get' | 'list' | 'watch';
+type Encoding = 'json' | 'yaml' | 'protobuf' | 'protobuf-flipped' | 'garbage';
+
+interface Plan {
+  readonly kind: string;
+  readonly verb: Verb;
+  readonly target: number;
+  readonly mutations: readonly Mutation[];
+  readonly encoding: Encoding;
+  readonly accept: string;
+  readonly wrongContentType: string | undefined;
+  readonly query: ReadonlyArray<readonly [string, string]>;
+  readonly flips: readonly number[];
+  readonly patchOps: ReadonlyArray<{ readonly op: string; readonly at: number; readonly from: number; readonly value: Json }>;
+}
+
+const QUERY_KEYS = ['dryRun', 'fieldValidation', 'fieldManager', 'force', 'resourceVersion', 'resourceVersionMatch', 'limit', 'continue', 'labelSelector', 'fieldSelector', 'propagationPolicy', 'gracePeriodSeconds', 'allowWatchBookmarks', 'pretty', 'orphanDependents'];
+const QUERY_VALUES = ['All', 'true', 'false', 'maybe', 'Strict', 'Warn', 'Ignore', '', '0', '-1', '1e3', 'abc', '99999999999999999999', 'Exact', 'NotOlderThan', 'Foreground', 'Orphan', 'Background', 'a=b', 'a in (', 'metadata.name=t0', 'spec.nodeName=x', '😀', 'x'.repeat(200), 'fuzz'];
+
+const plan: fc.Arbitrary<Plan> = fc.record({
+  kind: fc.constantFrom(...KIND_NAMES),
+  verb: fc.constantFrom<Verb>('create', 'create', 'update', 'update', 'json-patch', 'merge-patch', 'strategic-patch', 'apply', 'delete', 'get', 'list', 'watch'),
+  target: fc.nat({ max: TARGETS.length - 1 }),
+  mutations: fc.array(mutation, { minLength: 1, maxLength: 4 }),
+  encoding: fc.constantFrom<Encoding>('json', 'json', 'json', 'json', 'yaml', 'protobuf', 'protobuf-flipped', 'garbage'),
+  accept: fc.constantFrom('application/json', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io', '*/*', 'text/html'),
+  wrongContentType: fc.option(fc.constantFrom('text/plain', 'application/xml', 'application/json; charset=utf-16', 'multipart/form-data', ''), { freq: 10 }),
+  query: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.constantFrom(...QUERY_VALUES)), { maxLength: 3 }),
+  flips: fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+  patchOps: fc.array(fc.record({ op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus'), at: fc.nat(), from: fc.nat(), value: hostileValue }), { minLength: 1, maxLength: 3 }),
+});
+
+// ---- building requests ----
+
+/** Every path in `value` (JSON pointer segments), the root first. */
+function paths(value: Json, prefix: string[] = [], out: string[][] = []): string[][] {
+  out.push(prefix);
+  if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...prefix, String(i)], out));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
+  return out;
+}
+
+function parentOf(root: Json, path: readonly string[]): { parent: Json; key: string } | undefined {
+  if (path.length === 0) return undefined;
+  let node: Json = root;
+  for (const seg of path.slice(0, -1)) node = Array.isArray(node) ? node[Number(seg)]! : (node as JsonObject)[seg]!;
+  return { parent: node, key: path[path.length - 1]! };
+}
+
+/** `obj` with the mutations applied (on a copy). */
+function mutate(obj: JsonObject, mutations: readonly Mutation[]): JsonObject {
+  const copy = structuredClone(obj);
+  for (const m of mutations) {
+    const all = paths(copy);
+    const path = all[m.at % all.length]!;
+    const found = parentOf(copy, path);
+    let node: Json = copy;
+    for (const seg of path) node = Array.isArray(node) ? node[Number(seg)]! : (node as JsonObject)[seg]!;
+    if (m.action === 'add' && node !== null && typeof node === 'object' && !Array.isArray(node)) {
+      Object.defineProperty(node, m.name, { value: m.value, enumerable: true, writable: true, configurable: true });
+    } else if (found !== undefined && m.action === 'delete') {
+      if (Array.isArray(found.parent)) found.parent.splice(Number(found.key), 1);
+      else delete (found.parent as JsonObject)[found.key];
+    } else if (found !== undefined) {
+      if (Array.isArray(found.parent)) found.parent[Number(found.key)] = m.value;
+      else Object.defineProperty(found.parent, found.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return copy;
+}
+
+/** JSON text with the raw number placeholders put back as bare literals. */
+function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(/"\\u0000num:([^"\\]*)\\u0000"/g, '$1');
+}
+
+function encodeBody(obj: Json, p: Plan): { body: Buffer; contentType: string } {
+  switch (p.encoding) {
+    case 'yaml':
+      return { body: Buffer.from(toYaml(obj)), contentType: 'application/yaml' };
+    case 'protobuf':
+    case 'protobuf-flipped': {
+      let bytes: Buffer | undefined;
+      try {
+        bytes = encodeProtobuf(obj);
+      } catch {
+        bytes = undefined; // a wrong type the encoder cannot write: send the JSON instead
+      }
+      if (bytes === undefined) return { body: Buffer.from(jsonText(obj)), contentType: 'application/json' };
+      if (p.encoding === 'protobuf-flipped') {
+        bytes = Buffer.from(bytes);
+        for (const f of p.flips) bytes[f % bytes.length] = (bytes[f % bytes.length]! + 1 + (f % 255)) & 0xff;
+      }
+      return { body: bytes, contentType: 'application/vnd.kubernetes.protobuf' };
+    }
+    case 'garbage':
+      return { body: Buffer.from(p.flips.map((f) => String.fromCharCode(f % 256)).join('')), contentType: 'application/json' };
+    default:
+      return { body: Buffer.from(jsonText(obj)), contentType: 'application/json' };
+  }
+}
+
+function pointer(path: readonly string[]): string {
+  return path.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
+
+interface Request {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: Buffer;
+  readonly headers: Record<string, string>;
+  /** The object the request may change; undefined for reads. */
+  readonly target?: { readonly kind: string; readonly name: string };
+}
+
+function buildRequest(p: Plan, index: number): Request {
+  const def = KINDS[p.kind]!;
+  const name = TARGETS[p.target]!;
+  const query = new URLSearchParams(p.query.map(([k, v]): [string, string] => [k, v]));
+  const headers: Record<string, string> = { accept: p.accept };
+  const withBody = (obj: Json, contentType?: string) => {
+    const encoded = encodeBody(obj, p);
+    headers['content-type'] = p.wrongContentType ?? contentType ?? encoded.contentType;
+    return contentType === undefined ? encoded.body : Buffer.from(jsonText(obj));
+  };
+  const q = () => (query.size > 0 ? `?${query}` : '');
+  switch (p.verb) {
+    case 'create': {
+      const fresh = `f${index}`;
+      return { method: 'POST', path: def.collection + q(), body: withBody(mutate(def.base(fresh), p.mutations)), headers, target: { kind: p.kind, name: fresh } };
+    }
+    case 'update':
+      return { method: 'PUT', path: `${def.collection}/${name}${q()}`, body: withBody(mutate(def.base(name), p.mutations)), headers, target: { kind: p.kind, name } };
+    case 'merge-patch':
+    case 'strategic-patch': {
+      const patch = mutate(def.base(name), p.mutations);
+      delete patch.apiVersion;
+      delete patch.kind;
+      if (p.verb === 'strategic-patch') {
+        // Directives where the object has lists and maps.
+        const spec = patch.spec as JsonObject | undefined;
+        const d = p.flips[0]! % 4;
+        if (d === 0) patch.$patch = p.mutations[0]!.value;
+        if (d === 1 && spec !== undefined) spec.$setElementOrder = p.mutations[0]!.value;
+        if (d === 2 && spec !== undefined) spec.$retainKeys = [p.mutations[0]!.name, 'containers'];
+        if (d === 3) patch.metadata = { ...(patch.metadata as JsonObject), $deleteFromPrimitiveList: { finalizers: p.mutations[0]!.value } } as JsonObject;
+      }
+      const contentType = p.verb === 'merge-patch' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json';
+      return { method: 'PATCH', path: `${def.collection}/${name}${q()}`, body: withBody(patch, contentType), headers, target: { kind: p.kind, name } };
+    }
+    case 'json-patch': {
+      const base = def.base(name);
+      const all = paths(base).filter((x) => x.length > 0);
+      const ops = p.patchOps.map((o) => {
+        const path = o.at % 7 === 0 ? ['metadata'] : all[o.at % all.length]!;
+        const op: JsonObject = { op: o.op, path: pointer(path) };
+        if (o.op === 'move' || o.op === 'copy') op.from = pointer(all[o.from % all.length]!);
+        if (o.op !== 'remove') op.value = o.value;
+        return op;
+      });
+      return { method: 'PATCH', path: `${def.collection}/${name}${q()}`, body: withBody(ops, 'application/json-patch+json'), headers, target: { kind: p.kind, name } };
+    }
+    case 'apply': {
+      if (!query.has('fieldManager')) query.set('fieldManager', 'fuzz');
+      const obj = mutate(def.base(name), p.mutations);
+      headers['content-type'] = p.wrongContentType ?? 'application/apply-patch+yaml';
+      return { method: 'PATCH', path: `${def.collection}/${name}${q()}`, body: Buffer.from(p.encoding === 'yaml' ? toYaml(obj) : jsonText(obj)), headers, target: { kind: p.kind, name } };
+    }
+    case 'delete': {
+      const options = mutate({ apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, propagationPolicy: 'Background' }, p.mutations);
+      return { method: 'DELETE', path: `${def.collection}/${name}${q()}`, ...(p.flips[0]! % 2 === 0 ? { body: withBody(options, 'application/json') } : {}), headers, target: { kind: p.kind, name } };
+    }
+    case 'get':
+      return { method: 'GET', path: `${def.collection}/${name}${q()}`, headers };
+    case 'list':
+      return { method: 'GET', path: def.collection + q(), headers };
+    case 'watch': {
+      query.set('watch', '1');
+      query.set('timeoutSeconds', '1');
+      return { method: 'GET', path: def.collection + q(), headers };
+    }
+  }
+}
+
+// ---- what must hold ----
+
+/** What clients and controllers read of an object: everything but status and bookkeeping. */
+function declared(answer: Answer): unknown {
+  if (answer.status === 404) return 'absent';
+  if (answer.status !== 200) return `status ${answer.status}`;
+  const { status: _status, metadata, ...rest } = answer.body as { status?: unknown; metadata: Record<string, unknown> };
+  const { resourceVersion: _rv, managedFields: _mf, annotations, ...meta } = metadata;
+  const kept = Object.entries((annotations ?? {}) as Record<string, string>).filter(([k]) => k !== 'deployment.kubernetes.io/revision');
+  return { ...rest, metadata: { ...meta, annotations: Object.fromEntries(kept) } };
+}
+
+function isStatusBody(answer: Answer): boolean {
+  const b = answer.body as { kind?: unknown; apiVersion?: unknown; status?: unknown; code?: unknown } | undefined;
+  return typeof b === 'object' && b !== null && b.kind === 'Status' && b.apiVersion === 'v1' && b.status === 'Failure' && b.code === answer.status;
+}
+
+interface Up {
+  readonly proc: Proc;
+  readonly url: string;
+  readonly dataDir: string;
+}
+
+async function startUp(dataDir: string): Promise<Up> {
+  const proc = setpoint('up', ['up', '--data-dir', dataDir, '--port', '0', '--log-level', 'warn']);
+  try {
+    const m = await proc.waitForOutput(/API server ready at (https?:\/\/[^\s]+)/, 90_000);
+    await proc.waitForOutput(/press Ctrl-C/, 60_000);
+    return { proc, url: m[1]!, dataDir };
+  } catch (err) {
+    await proc.kill();
+    throw err;
+  }
+}
+
+describe('fuzzing a real setpoint up', () => {
+  after(stopAll);
+
+  it(`${RUNS} hostile requests: no 5xx, errors are Statuses, refused writes change nothing, the process lives and reconciles`, { timeout: 900_000 }, async () => {
+    console.log(`fuzz: seed ${SEED}, ${RUNS} requests (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --conditions=setpoint-src --import tsx --test packages/setpoint/test/faults/fuzz.fault.ts)`);
+    const dir = await tempDir('fuzz');
+    let api: Api | undefined;
+    let up: Up | undefined;
+    try {
+      up = await startUp(dir.path);
+      const creds = await adminCredentials(dir.path);
+      api = new Api(up.url, { ...creds, timeoutMs: 20_000 });
+      const admin = api;
+      await admin.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+      /** The target exists and is not being deleted (so that nothing but the request changes it). */
+      const ensure = (kind: string, name: string) =>
+        waitFor(`${kind}/${name} to exist and not be terminating`, async () => {
+          const got = await admin.request('GET', `${KINDS[kind]!.collection}/${name}`);
+          if (got.status === 404) await admin.request('POST', KINDS[kind]!.collection, KINDS[kind]!.base(name));
+          else if (got.status === 200 && got.body.metadata.deletionTimestamp === undefined) return true;
+          return false;
+        }, 60_000, 100);
+
+      const plans = fc.sample(plan, { seed: SEED, numRuns: RUNS });
+      const counts = { requests: 0, answered: 0, fiveHundreds: 0, notStatus: 0, partialWrites: 0, transportErrors: 0, crashes: 0 };
+      const findings: string[] = [];
+      const describeRequest = (i: number, r: Request) => `#${i} ${r.method} ${r.path} [${r.headers['content-type'] ?? ''} → ${r.headers.accept}] ${r.body === undefined ? '' : r.body.toString('utf8').slice(0, 300)}`;
+      for (let i = 0; i < plans.length; i++) {
+        const r = buildRequest(plans[i]!, i);
+        if (r.target !== undefined && TARGETS.includes(r.target.name)) await ensure(r.target.kind, r.target.name);
+        const targetPath = r.target === undefined ? undefined : `${KINDS[r.target.kind]!.collection}/${r.target.name}`;
+        const before = targetPath === undefined ? undefined : declared(await admin.request('GET', targetPath));
+        counts.requests++;
+        let answer: Answer | undefined;
+        try {
+          answer = await admin.send(r.method, r.path, { ...(r.body === undefined ? {} : { body: r.body }), headers: r.headers, timeoutMs: 20_000 });
+          counts.answered++;
+        } catch (err) {
+          if (!(err instanceof TransportError)) throw err;
+          counts.transportErrors++;
+          findings.push(`no answer: ${err.message} — ${describeRequest(i, r)}`);
+        }
+        if (!up.proc.running) {
+          counts.crashes++;
+          findings.push(`the process exited after ${describeRequest(i, r)}\n${up.proc.tail()}`);
+          break;
+        }
+        if (answer === undefined) continue;
+        if (answer.status >= 500) {
+          counts.fiveHundreds++;
+          findings.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 300)} — ${describeRequest(i, r)}`);
+        }
+        if (answer.status >= 400 && !isStatusBody(answer)) {
+          counts.notStatus++;
+          findings.push(`${answer.status} answered without a Status: ${String(JSON.stringify(answer.body)).slice(0, 200)} — ${describeRequest(i, r)}`);
+        }
+        if (targetPath !== undefined && (answer.status < 200 || answer.status > 299)) {
+          const afterwards = declared(await admin.request('GET', targetPath));
+          if (JSON.stringify(afterwards) !== JSON.stringify(before)) {
+            counts.partialWrites++;
+            findings.push(`${answer.status} left a change behind: ${JSON.stringify(before).slice(0, 300)} → ${JSON.stringify(afterwards).slice(0, 300)} — ${describeRequest(i, r)}`);
+          }
+        }
+      }
+      console.log(`fuzz: seed ${SEED}: ${JSON.stringify(counts)}`);
+      for (const f of findings.slice(0, 20)) console.log(`fuzz finding: ${f}`);
+
+      // Still serving, and its loops still reconcile.
+      assert.ok(up.proc.running, `setpoint up is alive (seed ${SEED})`);
+      assert.equal((await admin.request('GET', '/readyz')).status, 200, 'it is ready');
+      const check = 'fuzz-check';
+      await admin.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: check } });
+      await admin.ok('POST', `/apis/apps/v1/namespaces/${check}/deployments`, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'alive' },
+        spec: { replicas: 1, selector: { matchLabels: { app: 'alive' } }, template: { metadata: { labels: { app: 'alive' } }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox', command: ['sleep', '600'] }] } } },
+      });
+      await waitFor('the Deployment has a ready pod (controllers, scheduler and agent at work)', async () => {
+        const d = await admin.ok('GET', `/apis/apps/v1/namespaces/${check}/deployments/alive`);
+        return d.status?.readyReplicas === 1;
+      }, 120_000, 250);
+      for (const ns of [NS, check]) await admin.ok('DELETE', `/api/v1/namespaces/${ns}`);
+      await waitFor('the fuzzed namespaces are emptied and gone (namespace controller, garbage collector, agent)', async () => {
+        const gone = await Promise.all([NS, check].map(async (ns) => (await admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404));
+        return gone.every(Boolean);
+      }, 180_000, 500);
+
+      assert.deepEqual(
+        { fiveHundreds: counts.fiveHundreds, notStatus: counts.notStatus, partialWrites: counts.partialWrites, transportErrors: counts.transportErrors, crashes: counts.crashes },
+        { fiveHundreds: 0, notStatus: 0, partialWrites: 0, transportErrors: 0, crashes: 0 },
+        `seed ${SEED}: ${findings.slice(0, 5).join('\n')}`,
+      );
+    } finally {
+      api?.close();
+      if (up?.proc.running) {
+        up.proc.child.kill('SIGTERM');
+        await Promise.race([up.proc.exited, new Promise((r) => setTimeout(r, 20_000))]);
+      }
+      await stopAll();
+      await dir.remove();
+    }
+  });
+});
