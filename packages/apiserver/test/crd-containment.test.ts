@@ -84,6 +84,29 @@ test('stored CRDs that cannot be served say so in their conditions, and every ot
   await conditions(srv, 'olds.example.com', has('Established', 'True'), 'olds served once valid');
 });
 
+test('a server starting on a store that holds a CRD it cannot serve starts, serves the others and reports it', async () => {
+  await using first = await startTestServer({ backend: 'sqlite' });
+  ok(await first.request('POST', CRDS, crd('widgets', 'Widget')), 201);
+  await conditions(first, 'widgets.example.com', has('Established', 'True'), 'widgets Established');
+  await first.stop(true);
+  // Stored while no server runs, as an older version (whose patterns were JavaScript's) could.
+  const old = crd('olds', 'Old', { x: { type: 'string', pattern: '(?<=a)b' } });
+  old.metadata = { ...old.metadata, uid: 'u2', creationTimestamp: '2020-01-01T00:00:00Z' };
+  await first.store.create(`${KEY}olds.example.com`, JSON.stringify(old));
+  await first.store.close();
+
+  await using second = await startTestServer({ backend: 'sqlite', dir: first.dir });
+  assert.equal((await second.request('GET', '/readyz')).status, 200);
+  const conds = await conditions(second, 'olds.example.com', has('Established', 'False', 'InvalidSchema'), 'olds Established=False after a restart');
+  assert.match(conds.find((c) => c.type === 'Established')!.message, /properties\[x\]\.pattern: Invalid value: "\(\?<=a\)b": must be a valid regular expression, but isn't: error parsing regexp: invalid named capture/);
+  const resources = ok(await second.request('GET', '/apis/example.com/v1')).resources.map((r: { name: string }) => r.name);
+  assert.deepEqual(resources, ['widgets']);
+  // The controller's failure counters are on the API server's /metrics.
+  const metrics = (await second.request('GET', '/metrics')).text;
+  assert.match(metrics, /# TYPE controller_runtime_reconcile_errors_total counter/);
+  assert.match(metrics, /# TYPE controller_runtime_reconcile_panics_total counter/);
+});
+
 /** The CRD storage as the controller sees it, in memory, firing change listeners like the watch cache. */
 function fakeCrds(objects: KubeObject[]) {
   const objs = new Map(objects.map((o) => [o.metadata.name!, structuredClone(o)]));
