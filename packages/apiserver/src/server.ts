@@ -280,7 +280,7 @@ export class ApiServer {
         storageOf: (d) => this.storages.get(d),
         builtinConflict: (group, resource, kind) => this.registry.all().some((d) => d.custom !== true && d.group === group && (d.resource === resource || d.kind === kind)),
       },
-      { clock: this.clock, logger: this.logger },
+      { clock: this.clock, logger: this.logger, registry: this.metrics.registry },
     );
     await this.crdController.start();
   }

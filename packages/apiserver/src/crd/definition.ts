@@ -4,10 +4,12 @@
  * Setpoint does not implement refused clearly: conversion webhooks and x-kubernetes-validations
  * (CEL) rules.
  */
-import { FieldError, isDNS1035Label, isDNS1123Subdomain, type CustomResourceDefinition, type KubeObject, type Schema } from '@setpoint/api';
+import { FieldError, OMIT_VALUE, isDNS1035Label, isDNS1123Subdomain, type CustomResourceDefinition, type KubeObject, type Schema } from '@setpoint/api';
 import { atomicStringList, booleanField, conditionsField, int32Field, kindSchema, objectField, stringField } from '../registry/schemas/meta.js';
 import type { ResourceDef } from '../registry/types.js';
+import { schemaCompileErrors } from './schemacheck.js';
 import { celRulePaths } from './structural.js';
+import { compileValidator } from './validation.js';
 
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 
@@ -115,7 +117,10 @@ function defaultCrd(obj: KubeObject): void {
   }
 }
 
-/** ValidateCustomResourceDefinition, the parts Setpoint serves. */
+/**
+ * ValidateCustomResourceDefinition, the parts Setpoint serves. Every version's schema must compile
+ * (RE2 patterns, well-typed keywords): what this passes, the CRD controller can serve.
+ */
 export function validateCrd(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const spec = specOf(obj);
@@ -149,7 +154,8 @@ function validateNames(names: CustomResourceDefinition['spec']['names'] | undefi
   if (typeof names.plural !== 'string' || names.plural === '') errs.push(FieldError.required(`${path}.plural`));
   label('plural', names.plural);
   label('singular', names.singular);
-  names.shortNames?.forEach((s, i) => label(`shortNames[${i}]`, s));
+  if (Array.isArray(names.shortNames)) names.shortNames.forEach((s, i) => label(`shortNames[${i}]`, s));
+  else if (names.shortNames !== undefined) errs.push(FieldError.typeInvalid(`${path}.shortNames`, names.shortNames, 'must be a list of strings'));
   for (const field of ['kind', 'listKind'] as const) {
     const value = names[field];
     if (field === 'kind' && (typeof value !== 'string' || value === '')) {
@@ -171,6 +177,10 @@ function validateVersions(versions: CustomResourceDefinition['spec']['versions']
   let storage = 0;
   versions.forEach((v, i) => {
     const path = `spec.versions[${i}]`;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      errs.push(FieldError.typeInvalid(path, v, 'must be of type object'));
+      return;
+    }
     if (typeof v.name !== 'string' || v.name === '') errs.push(FieldError.required(`${path}.name`));
     else {
       for (const msg of isDNS1035Label(v.name)) errs.push(FieldError.invalid(`${path}.name`, v.name, msg));
@@ -181,9 +191,10 @@ function validateVersions(versions: CustomResourceDefinition['spec']['versions']
     const schema = v.schema?.openAPIV3Schema;
     if (schema === undefined) errs.push(FieldError.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
     else errs.push(...validateStructural(schema, `${path}.schema.openAPIV3Schema`));
-    errs.push(...validateColumns(v.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
+    if (Array.isArray(v.additionalPrinterColumns)) errs.push(...validateColumns(v.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
+    else if (v.additionalPrinterColumns !== undefined) errs.push(FieldError.typeInvalid(`${path}.additionalPrinterColumns`, v.additionalPrinterColumns, 'must be a list'));
     const scale = v.subresources?.scale;
-    if (scale !== undefined) {
+    if (typeof scale === 'object' && scale !== null) {
       if (!/^\.spec\.[A-Za-z0-9_.]+$/.test(scale.specReplicasPath ?? '')) errs.push(FieldError.invalid(`${path}.subresources.scale.specReplicasPath`, scale.specReplicasPath ?? '', 'should be a json path under .spec'));
       if (!/^\.status\.[A-Za-z0-9_.]+$/.test(scale.statusReplicasPath ?? '')) errs.push(FieldError.invalid(`${path}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath ?? '', 'should be a json path under .status'));
       if (scale.labelSelectorPath !== undefined && !/^\.(spec|status)\.[A-Za-z0-9_.]+$/.test(scale.labelSelectorPath)) {
@@ -199,6 +210,10 @@ function validateColumns(columns: CustomResourceDefinition['spec']['versions'][n
   const errs: FieldError[] = [];
   columns?.forEach((c, i) => {
     const p = `${path}[${i}]`;
+    if (typeof c !== 'object' || c === null) {
+      errs.push(FieldError.typeInvalid(p, c, 'must be of type object'));
+      return;
+    }
     if (typeof c.name !== 'string' || c.name === '') errs.push(FieldError.required(`${p}.name`));
     if (!COLUMN_TYPES.includes(c.type)) errs.push(FieldError.notSupported(`${p}.type`, c.type, COLUMN_TYPES));
     if (typeof c.jsonPath !== 'string' || c.jsonPath === '') errs.push(FieldError.required(`${p}.jsonPath`));
@@ -207,8 +222,13 @@ function validateColumns(columns: CustomResourceDefinition['spec']['versions'][n
   return errs;
 }
 
-/** The structural schema rules, and what Setpoint refuses (CEL rules). */
+/**
+ * The structural schema rules, and what Setpoint refuses (CEL rules); first, whether the schema
+ * compiles at all (well-typed keywords, RE2 patterns), since the other rules read it.
+ */
 export function validateStructural(schema: Schema, path: string): FieldError[] {
+  const compileErrors = schemaCompileErrors(schema, path);
+  if (compileErrors.length > 0) return compileErrors;
   const errs: FieldError[] = [];
   if (schema.type !== 'object') errs.push(schema.type === undefined ? FieldError.required(`${path}.type`, 'must not be empty at the root') : FieldError.invalid(`${path}.type`, schema.type, 'must be object at the root'));
   const meta = schema.properties?.metadata;
@@ -219,6 +239,14 @@ export function validateStructural(schema: Schema, path: string): FieldError[] {
   }
   walkTypes(schema, path, true, errs);
   for (const rule of celRulePaths(schema, path)) errs.push(FieldError.forbidden(rule, 'x-kubernetes-validations (CEL) rules are not supported by Setpoint'));
+  if (errs.length === 0) {
+    // Whatever else keeps the validator from compiling is refused here, not found when serving.
+    try {
+      compileValidator(schema);
+    } catch (err) {
+      errs.push(new FieldError('FieldValueInvalid', path, OMIT_VALUE, `the schema cannot be compiled: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
   return errs;
 }
 
@@ -232,6 +260,24 @@ function walkTypes(schema: Schema, path: string, root: boolean, errs: FieldError
   for (const [name, child] of Object.entries(schema.properties ?? {})) walkTypes(child, `${path}.properties[${name}]`, false, errs);
   if (typeof schema.additionalProperties === 'object') walkTypes(schema.additionalProperties, `${path}.additionalProperties`, false, errs);
   if (schema.items !== undefined) walkTypes(schema.items, `${path}.items`, false, errs);
+}
+
+/**
+ * Ratcheting: an update may keep a schema error its CRD already had when stored (a pattern valid
+ * JavaScript but not RE2, stored before patterns were RE2), so such a CRD can still be changed,
+ * have its finalizer removed and be deleted; the same error on a field that changes is refused.
+ */
+const tolerated = new WeakMap<KubeObject, ReadonlySet<string>>();
+
+function schemaErrorsOf(obj: KubeObject): Set<string> {
+  const out = new Set<string>();
+  const versions = specOf(obj).versions;
+  if (!Array.isArray(versions)) return out;
+  versions.forEach((v, i) => {
+    const schema = typeof v === 'object' && v !== null ? v.schema?.openAPIV3Schema : undefined;
+    if (schema !== undefined) for (const e of validateStructural(schema, `spec.versions[${i}].schema.openAPIV3Schema`)) out.add(e.toString());
+  });
+  return out;
 }
 
 function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
@@ -261,7 +307,15 @@ export const crdResource: ResourceDef = {
     prepareForCreate: (obj) => {
       delete obj.status;
     },
-    validate: validateCrd,
+    prepareForUpdate: (obj, old) => {
+      const had = schemaErrorsOf(old);
+      if (had.size > 0) tolerated.set(obj, had);
+    },
+    validate: (obj) => {
+      const had = tolerated.get(obj);
+      const errs = validateCrd(obj);
+      return had === undefined ? errs : errs.filter((e) => !had.has(e.toString()));
+    },
     validateUpdate: validateCrdUpdate,
   },
 };

@@ -9,23 +9,35 @@
  *
  * apiVersion, kind and metadata are not validated here (the REST layer validates metadata).
  * x-kubernetes-list-type set and map are checked for duplicates as Kubernetes checks them.
+ * `pattern` is compiled and matched with RE2 semantics (./regexp.ts): Go's syntax, linear time.
  */
 import { FieldError, type KubeObject, type Schema } from '@setpoint/api';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FORMATS } from './formats.js';
+import { re2Engine } from './regexp.js';
 
 /** A compiled validator for one version of a custom resource. */
 export interface ObjectValidator {
   (obj: KubeObject): FieldError[];
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, validateSchema: false, addUsedSchema: false });
+// `pattern` is RE2 (Go's syntax, linear-time matching), as kube-openapi evaluates it.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, validateSchema: false, addUsedSchema: false, code: { regExp: re2Engine } });
 for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check.validate });
 
-/** Compiles a validator for objects of a CRD version's schema. */
+/**
+ * Compiles a validator for objects of a CRD version's schema. Throws when the schema cannot be
+ * compiled (a pattern that is not RE2, a malformed keyword): validateCrd refuses such schemas.
+ */
 export function compileValidator(schema: Schema): ObjectValidator {
   const root = toJsonSchema(schema, true);
-  const validate: ValidateFunction = ajv.compile(root);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(root);
+  } finally {
+    // ajv keeps every schema it compiled, keyed by the object: let it go with its validator.
+    ajv.removeSchema(root);
+  }
   return (obj) => {
     const body = withoutTypeMeta(obj);
     const errors: FieldError[] = [];
