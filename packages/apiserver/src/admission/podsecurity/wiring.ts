@@ -1,8 +1,9 @@
 /**
- * How the API server plugs PodSecurity admission in: the plugin reads namespaces and pods through
- * the server's storages (the watch cache first), and each write request gets a WriteOptions.admit
- * that runs the user's other validating admission first (node restriction…), then PodSecurity,
- * with its warnings going to the response and its annotations to the request's audit event.
+ * How the API server plugs PodSecurity admission in: the plugin reads namespaces (from the
+ * store) and pods (from the watch cache) through the server's storages, and each write request
+ * gets a WriteOptions.admit that runs the user's other validating admission first (node
+ * restriction…), then PodSecurity, with its warnings going to the response and its annotations to
+ * the request's audit event.
  */
 import type { GroupResource, KubeObject } from '@setpoint/api';
 import type { FastifyRequest } from 'fastify';
@@ -20,10 +21,9 @@ export function podSecurityOver(config: PodSecurityConfig, storageOf: (group: st
     return storage;
   };
   return new PodSecurityAdmission(config, {
+    // From the store, not the watch cache: a label set a moment ago applies to the next pod.
     async namespaceLabels(name) {
-      const namespaces = need('namespaces');
-      const cached = namespaces.cache.get('', name);
-      return (cached ?? (await namespaces.get('', name))).metadata.labels;
+      return (await need('namespaces').get('', name)).metadata.labels;
     },
     async listPods(name) {
       const pods = need('pods');
