@@ -261,6 +261,12 @@ describe('Pod Security checks', () => {
       assert.equal(text(at('baseline', 'v1.32'), pod), '');
       assert.equal(text({ level: 'baseline', version: LATEST }, pod), '');
     });
+    it('the SELinux type container_engine_t is allowed from v1.31 on', () => {
+      const pod = restrictedPod();
+      podSc(pod)['seLinuxOptions'] = { type: 'container_engine_t' };
+      assert.equal(text(at('baseline', 'v1.30'), pod), 'seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type "container_engine_t")');
+      assert.equal(text(at('baseline', 'v1.31'), pod), '');
+    });
     it('before v1.19 seccomp is checked in the annotations', () => {
       const pod = { metadata: { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } }, spec: { containers: [{ name: 'c', securityContext: { seccompProfile: { type: 'Unconfined' } } }] } };
       assert.equal(text(at('baseline', 'v1.18'), pod), 'seccompProfile (forbidden annotation seccomp.security.alpha.kubernetes.io/pod="unconfined")');
