@@ -252,7 +252,7 @@ export class ApiServer {
     if (this.options.audit !== undefined) this.auditor = await Auditor.open(this.options.audit, { registry: this.metrics.registry, clock: this.clock, logger: this.logger });
     for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
-    this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.builtinStorage(group, resource));
+    this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.builtinStorage(group, resource), this.metrics.registry);
     await this.bootstrap();
     if (this.options.authenticator !== undefined && this.options.authorization !== false) {
       this.authorization = await Authorization.start(

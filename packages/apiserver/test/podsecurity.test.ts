@@ -57,6 +57,11 @@ describe('PodSecurity admission', () => {
     ok(await createPod(srv, 'team', pod('fine', {}, { securityContext: { runAsUser: 0 } })), 201);
     // Namespaces without labels are privileged unless configured.
     ok(await createPod(srv, 'default', privilegedHostPath('x')), 201);
+    const metrics = (await srv.request('GET', '/metrics')).text;
+    const count = (labels: string) => new RegExp(`^pod_security_evaluations_total\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1];
+    assert.equal(count('decision="deny",policy_level="baseline",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""'), '1');
+    assert.equal(count('decision="allow",policy_level="baseline",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""'), '1');
+    assert.equal(count('decision="allow",policy_level="privileged",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""'), '1');
   });
 
   it('warn: admits the pod with a Warning header naming the level and the violations', async () => {

@@ -25,6 +25,7 @@ import { evaluatePod, violationsText } from './evaluator.js';
 import { compareLevels, LABEL_PREFIX, levelVersionString, policyToEvaluate, PRIVILEGED_POLICY, sameLevelVersion, versionString, type LevelVersion, type Policy } from './levels.js';
 import { containers, record, text, type Json, type PodLike } from './podspec.js';
 import { SECCOMP_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION } from './baseline.js';
+import { PodSecurityMetrics, type MetricsRequest } from './metrics.js';
 
 /** Who and what is not evaluated. */
 export interface PodSecurityExemptions {
@@ -46,6 +47,8 @@ export interface PodSecurityDeps {
   namespaceLabels(name: string): Promise<unknown>;
   /** The pods of namespace `name` (for the warnings of a namespace update). */
   listPods(name: string): Promise<readonly KubeObject[]>;
+  /** Where evaluations, exemptions and errors are counted. Default: counters nobody serves. */
+  readonly metrics?: PodSecurityMetrics;
 }
 
 /** One write, as the plugin sees it. */
@@ -102,6 +105,7 @@ export class PodSecurityAdmission {
   readonly #usernames: ReadonlySet<string>;
   readonly #namespaces: ReadonlySet<string>;
   readonly #runtimeClasses: ReadonlySet<string>;
+  readonly #metrics: PodSecurityMetrics;
 
   constructor(
     config: PodSecurityConfig,
@@ -111,6 +115,7 @@ export class PodSecurityAdmission {
     this.#usernames = new Set(config.exemptions?.usernames ?? []);
     this.#namespaces = new Set(config.exemptions?.namespaces ?? []);
     this.#runtimeClasses = new Set(config.exemptions?.runtimeClasses ?? []);
+    this.#metrics = deps.metrics ?? new PodSecurityMetrics();
   }
 
   /** The policy of namespaces without labels. */
@@ -131,16 +136,12 @@ export class PodSecurityAdmission {
     if (path !== undefined) return this.#podController(req, path, sink);
   }
 
-  #exempt(req: PodSecurityRequest, sink: PodSecuritySink): boolean {
-    if (req.namespace !== '' && this.#namespaces.has(req.namespace)) {
-      sink.annotate(annotationKey('exempt'), 'namespace');
-      return true;
-    }
-    if (req.username !== '' && this.#usernames.has(req.username)) {
-      sink.annotate(annotationKey('exempt'), 'user');
-      return true;
-    }
-    return false;
+  #exempt(req: PodSecurityRequest, m: MetricsRequest, sink: PodSecuritySink): boolean {
+    const reason = req.namespace !== '' && this.#namespaces.has(req.namespace) ? 'namespace' : req.username !== '' && this.#usernames.has(req.username) ? 'user' : undefined;
+    if (reason === undefined) return false;
+    sink.annotate(annotationKey('exempt'), reason);
+    this.#metrics.exemption(m);
+    return true;
   }
 
   async #policyOf(namespace: string): Promise<{ policy: Policy; errors: string | undefined }> {
@@ -156,24 +157,35 @@ export class PodSecurityAdmission {
 
   async #pod(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
     if (IGNORED_POD_SUBRESOURCES.has(req.subresource)) return;
-    if (this.#exempt(req, sink)) return;
-    const { policy, errors } = await this.#policyOf(req.namespace);
+    const m: MetricsRequest = { operation: req.operation, resource: 'pod', subresource: req.subresource };
+    if (this.#exempt(req, m, sink)) return;
+    let found: { policy: Policy; errors: string | undefined };
+    try {
+      found = await this.#policyOf(req.namespace);
+    } catch (err) {
+      this.#metrics.error(true, m);
+      throw err;
+    }
+    const { policy, errors } = found;
     if (errors === undefined && policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
       sink.annotate(annotationKey('enforce-policy'), 'privileged:latest');
+      this.#metrics.evaluation('allow', policy.enforce, 'enforce', m);
       return;
     }
     if (req.operation === 'update' && req.old !== undefined && !significantPodUpdate(req.obj, req.old)) return;
-    this.#evaluate(policy, errors, podLike(req.obj), { resource: req.gr, name: req.obj.metadata.name ?? '' }, sink);
+    this.#evaluate(policy, errors, podLike(req.obj), { resource: req.gr, name: req.obj.metadata.name ?? '' }, m, sink);
   }
 
   async #podController(req: PodSecurityRequest, path: readonly string[], sink: PodSecuritySink): Promise<void> {
     if (req.subresource !== '') return;
-    if (this.#exempt(req, sink)) return;
+    const m: MetricsRequest = { operation: req.operation, resource: 'controller', subresource: '' };
+    if (this.#exempt(req, m, sink)) return;
     let found: { policy: Policy; errors: string | undefined };
     try {
       found = await this.#policyOf(req.namespace);
     } catch (err) {
       // Pod controllers are never refused: a namespace that cannot be read is only recorded.
+      this.#metrics.error(true, m);
       sink.annotate(annotationKey('error'), `failed to lookup namespace ${req.namespace}: ${(err as Error).message}`);
       return;
     }
@@ -181,17 +193,21 @@ export class PodSecurityAdmission {
     if (errors === undefined && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
     const template = templateOf(req.obj, path);
     if (template === undefined) return;
-    this.#evaluate(policy, errors, template, undefined, sink);
+    this.#evaluate(policy, errors, template, undefined, m, sink);
   }
 
   /** Kubernetes' EvaluatePod: enforce (when `enforce` names the pod), then audit, then warn, each level evaluated once. */
-  #evaluate(policy: Policy, errors: string | undefined, pod: PodLike, enforce: { resource: GroupResource; name: string } | undefined, sink: PodSecuritySink): void {
+  #evaluate(policy: Policy, errors: string | undefined, pod: PodLike, enforce: { resource: GroupResource; name: string } | undefined, m: MetricsRequest, sink: PodSecuritySink): void {
     const runtimeClass = text(pod.spec['runtimeClassName']);
     if (runtimeClass !== '' && this.#runtimeClasses.has(runtimeClass)) {
       sink.annotate(annotationKey('exempt'), 'runtimeClass');
+      this.#metrics.exemption(m);
       return;
     }
-    if (errors !== undefined) sink.annotate(annotationKey('error'), `Failed to parse policy: ${errors}`);
+    if (errors !== undefined) {
+      sink.annotate(annotationKey('error'), `Failed to parse policy: ${errors}`);
+      this.#metrics.error(false, m);
+    }
     const cache = new Map<string, string>();
     const violations = (lv: LevelVersion): string => {
       const key = levelVersionString(lv);
@@ -207,12 +223,19 @@ export class PodSecurityAdmission {
       sink.annotate(annotationKey('enforce-policy'), levelVersionString(policy.enforce));
       const text = violations(policy.enforce);
       if (text !== '') refused = ApiError.forbidden(enforce.resource, enforce.name, `violates PodSecurity "${levelVersionString(policy.enforce)}": ${text}`);
+      this.#metrics.evaluation(refused === undefined ? 'allow' : 'deny', policy.enforce, 'enforce', m);
     }
     const audit = violations(policy.audit);
-    if (audit !== '') sink.annotate(annotationKey('audit-violations'), `would violate PodSecurity "${levelVersionString(policy.audit)}": ${audit}`);
+    if (audit !== '') {
+      sink.annotate(annotationKey('audit-violations'), `would violate PodSecurity "${levelVersionString(policy.audit)}": ${audit}`);
+      this.#metrics.evaluation('deny', policy.audit, 'audit', m);
+    }
     if (refused !== undefined) throw refused;
     const warn = violations(policy.warn);
-    if (warn !== '') sink.warn(`would violate PodSecurity "${levelVersionString(policy.warn)}": ${warn}`);
+    if (warn !== '') {
+      sink.warn(`would violate PodSecurity "${levelVersionString(policy.warn)}": ${warn}`);
+      this.#metrics.evaluation('deny', policy.warn, 'warn', m);
+    }
   }
 
   async #namespace(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {

@@ -7,20 +7,23 @@
  */
 import type { GroupResource, KubeObject } from '@setpoint/api';
 import type { FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
 import { addAuditAnnotation } from '../../audit/index.js';
 import type { ResourceRequestInfo } from '../../http/requestinfo.js';
 import type { ResourceStorage, WriteOptions } from '../../storage/rest.js';
 import { namespaceFilter } from '../../watchcache/filter.js';
 import { PodSecurityAdmission, type PodSecurityConfig } from './admission.js';
+import { PodSecurityMetrics } from './metrics.js';
 
 /** A PodSecurityAdmission over the server's namespace and pod storages. */
-export function podSecurityOver(config: PodSecurityConfig, storageOf: (group: string, resource: string) => ResourceStorage | undefined): PodSecurityAdmission {
+export function podSecurityOver(config: PodSecurityConfig, storageOf: (group: string, resource: string) => ResourceStorage | undefined, registry?: Registry): PodSecurityAdmission {
   const need = (resource: string): ResourceStorage => {
     const storage = storageOf('', resource);
     if (storage === undefined) throw new Error(`${resource} are not served`);
     return storage;
   };
   return new PodSecurityAdmission(config, {
+    metrics: new PodSecurityMetrics(registry),
     // From the store, not the watch cache: a label set a moment ago applies to the next pod.
     async namespaceLabels(name) {
       return (await need('namespaces').get('', name)).metadata.labels;
