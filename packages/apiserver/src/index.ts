@@ -1,6 +1,14 @@
 /** @setpoint/apiserver: the Kubernetes REST API over a Setpoint store. */
 export { ApiServer, KUBERNETES_VERSION, type ApiServerOptions } from './server.js';
 export type { KubeletClientOptions } from './routes/podlog.js';
+export {
+  loadAdmissionControlConfig,
+  parsePodSecurityConfiguration,
+  parsePodSecurityDefaults,
+  PRIVILEGED_POLICY,
+  type PodSecurityConfig,
+  type Policy as PodSecurityPolicy,
+} from './admission/podsecurity/index.js';
 export { parseAuditPolicy, type AuditEvent, type AuditOptions, type AuditPolicy } from './audit/index.js';
 export { DEFAULT_MAX_REQUEST_BODY_BYTES, type RequestLimitsOptions } from './http/limits.js';
 export { DASHBOARD_LINKS_PATH, DASHBOARD_LOGIN_PATH, DASHBOARD_PREFIX, SESSION_TOKEN_PREFIX } from './dashboard/index.js';

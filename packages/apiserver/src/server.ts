@@ -29,6 +29,8 @@ import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptio
 import { CrdController } from './crd/controller.js';
 import { DashboardFiles, DashboardSessions, dashboardLoginPath, isPublicDashboardRequest, registerDashboardRoutes, type ComponentMetricsSource, type DashboardSessionOptions } from './dashboard/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
+import { podSecurityAdmit, podSecurityOver } from './admission/podsecurity/wiring.js';
+import type { PodSecurityAdmission, PodSecurityConfig } from './admission/podsecurity/index.js';
 import { Auditor, type AuditOptions } from './audit/index.js';
 import { decodeBody } from './http/body.js';
 import { answerClientError, answerExpectationFailed, answerFrameworkError } from './http/clienterror.js';
@@ -46,7 +48,7 @@ import { handleResource, notFoundPath } from './routes/resources.js';
 import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
 import { handleTokenRequest } from './routes/tokenrequest.js';
 import { objectKey } from './storage/codec.js';
-import { ResourceStorage } from './storage/rest.js';
+import { ResourceStorage, type WriteOptions } from './storage/rest.js';
 import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
 
 /** The Kubernetes version Setpoint's API corresponds to (what /version reports). */
@@ -101,6 +103,11 @@ export interface ApiServerOptions {
   /** The audit log (audit/): one audit.k8s.io/v1 event a line, by policy. Off unless given. */
   readonly audit?: AuditOptions;
   /**
+   * PodSecurity admission (admission/podsecurity/): defaults and exemptions. Always on; without
+   * this, namespaces without pod-security.kubernetes.io labels are privileged (nothing enforced).
+   */
+  readonly podSecurity?: PodSecurityConfig;
+  /**
    * The web dashboard (dashboard/): `dir` is its build (index.html, assets/), served at /ui/ to
    * everyone; sign-in links and sessions last as the options say. Without `dir`, /ui/ is a 404
    * (sign-in links still work).
@@ -137,6 +144,8 @@ export class ApiServer {
   readonly limits: RequestLimits;
   /** The audit log, when configured (opened at start). */
   private auditor: Auditor | undefined;
+  /** PodSecurity admission (set at start, once the storages exist). */
+  private podSecurity: PodSecurityAdmission | undefined;
   /** The kinds each CustomResourceDefinition (by name) is served as. */
   private readonly customDefs = new Map<string, readonly ResourceDef[]>();
   private ready = false;
@@ -243,6 +252,7 @@ export class ApiServer {
     if (this.options.audit !== undefined) this.auditor = await Auditor.open(this.options.audit, { registry: this.metrics.registry, clock: this.clock, logger: this.logger });
     for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
+    this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.builtinStorage(group, resource), this.metrics.registry);
     await this.bootstrap();
     if (this.options.authenticator !== undefined && this.options.authorization !== false) {
       this.authorization = await Authorization.start(
@@ -498,7 +508,7 @@ export class ApiServer {
         this.metrics.watchers.inc(watchLabels);
         return () => this.metrics.watchers.dec(watchLabels);
       },
-      ...(admission?.write !== undefined ? { admit: admission.write } : {}),
+      ...withAdmit(podSecurityAdmit(this.podSecurity, req, info, storage.gr, admission?.write)),
     });
   }
 
@@ -513,6 +523,10 @@ export class ApiServer {
     const authorization = this.authorization ?? Authorization.allowAll();
     return send(reply, 201, authorization.review(def, body, user, info.namespace), media.encoding);
   }
+}
+
+function withAdmit(admit: WriteOptions['admit']): { admit?: WriteOptions['admit'] } {
+  return admit === undefined ? {} : { admit };
 }
 
 /** A ServiceAccount token key pair that lives as long as the process (servers given no keys). */

@@ -45,6 +45,18 @@ interface AuditState {
   /** The answer's body as sent (errors, and everything at RequestResponse). */
   payload: string | Buffer | undefined;
   payloadType: string | undefined;
+  /** Annotations admission added (audit.k8s.io Event.annotations). */
+  annotations?: Record<string, string>;
+}
+
+/**
+ * Adds an annotation to the audit event of `req` (as admission plugins do in Kubernetes); a
+ * request that is not audited keeps none. A later value for the same key replaces the earlier.
+ */
+export function addAuditAnnotation(req: FastifyRequest, key: string, value: string): void {
+  const state = req.setpointAudit;
+  if (state === undefined) return;
+  (state.annotations ??= {})[key] = value;
 }
 
 declare module 'fastify' {
@@ -192,6 +204,7 @@ export class Auditor {
       requestBody ??= requestBodyOf(req);
       if (requestBody !== undefined) event.requestObject = decision.omitManagedFields ? withoutManagedFields(requestBody) : requestBody;
     }
+    if (state.annotations !== undefined) event.annotations = { ...state.annotations };
     if (allowed && level === 'RequestResponse' && state.payload !== undefined) {
       const response = parsePayload(state.payload, state.payloadType);
       if (response !== undefined) event.responseObject = decision.omitManagedFields ? withoutManagedFields(response) : response;

@@ -1,5 +1,5 @@
 /** Audit logging: Kubernetes' audit.k8s.io/v1 events and policies, to a rotated file. */
-export { Auditor, type AuditOptions } from './auditor.js';
+export { addAuditAnnotation, Auditor, type AuditOptions } from './auditor.js';
 export { bodiesAllowed, type AuditEvent, type AuditObjectRef, type AuditResponseStatus } from './event.js';
 export {
   AUDIT_LEVELS,

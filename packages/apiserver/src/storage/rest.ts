@@ -56,9 +56,9 @@ export interface WriteOptions {
    * Validating admission of the request's user (authz/: escalation prevention, node
    * restriction): called with the object about to be written (and the stored one, on updates)
    * after validation, before the store write, even when the write would change nothing. Throws
-   * (an ApiError) to refuse the write.
+   * (an ApiError) to refuse the write. Gets the write's options (to add warnings).
    */
-  readonly admit?: (obj: KubeObject, old: KubeObject | undefined) => Promise<void>;
+  readonly admit?: (obj: KubeObject, old: KubeObject | undefined, options?: WriteOptions) => Promise<void>;
 }
 
 export interface ListOptions {
@@ -230,7 +230,7 @@ export class ResourceStorage {
         ...(this.def.strategy.validate?.(obj, ctx) ?? []),
       ];
       if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, meta.name ?? meta.generateName ?? '', errors);
-      if (attempt === 0) await options.admit?.(obj, undefined);
+      if (attempt === 0) await options.admit?.(obj, undefined, options);
       if (options.dryRun) return obj;
       try {
         const kv = await this.store.create(this.key(namespace, meta.name!), encode(obj));
@@ -293,7 +293,7 @@ export class ResourceStorage {
       ...(status ? (options.subresource === 'status' ? (this.def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []) : []) : [...(this.def.strategy.validate?.(next, ctx) ?? []), ...(this.def.strategy.validateUpdate?.(next, old, ctx) ?? [])]),
     ];
     if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, name, errors);
-    await options.admit?.(next, old);
+    await options.admit?.(next, old, options);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (jsonEqual(next, old)) return old;
     if (options.dryRun) return next;

@@ -46,11 +46,12 @@ import { checkEtcdFlags, openEtcdStore, type EtcdFlags } from '../etcd.js';
 import { isLoopbackHost, parseChoice, parseDuration, parsePort } from '../flags.js';
 import { serveSnapshots } from '../snapshot/socket.js';
 import { createLogger } from '../logging.js';
+import { addPodSecurityFlags, podSecurityOptions, type PodSecurityFlags } from './podsecurityflags.js';
 import { addRequestFlags, requestOptions, type RequestFlags } from './requestflags.js';
 import { VERSION } from '../version.js';
 import { dashboardDir, parseComponentMetrics } from './dashboard.js';
 
-export interface ServerFlags extends EtcdFlags, RequestFlags {
+export interface ServerFlags extends EtcdFlags, RequestFlags, PodSecurityFlags {
   dataDir: string;
   port: string;
   host: string;
@@ -106,7 +107,7 @@ export function addServerFlags(cmd: Command): Command {
     .option('--component-metrics <name=url...>', "serve these components' metrics at /metrics/components/NAME (the dashboard's Controllers page), e.g. controller-manager=http://127.0.0.1:10257/metrics")
     .option('--log-level <level>', 'debug, info, warn or error', 'info');
   // Request limits and the audit log (requestflags.ts).
-  return addRequestFlags(withServerFlags);
+  return addRequestFlags(addPodSecurityFlags(withServerFlags));
 }
 
 export function registerServer(program: Command): void {
@@ -128,6 +129,7 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
   const compactionMs = parseDuration(flags.compactionInterval, '--compaction-interval');
   const authorizationModes = parseAuthorizationModes(flags.authorizationMode ?? 'Node,RBAC');
   const { limits, audit } = await requestOptions(flags);
+  const podSecurity = podSecurityOptions(flags);
   const componentMetrics = parseComponentMetrics(flags.componentMetrics ?? []);
   if (flags.insecureHttp && !isLoopbackHost(flags.host)) throw new Error(`--insecure-http is allowed on loopback only, not on --host ${flags.host}`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -158,6 +160,7 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
       authorization: { modes: authorizationModes },
       limits,
       ...(audit ? { audit } : {}),
+      podSecurity,
       setpointVersion: VERSION,
       // The web UI at /ui/ (docs/dashboard.md); its files are public, every API call it makes is authenticated.
       dashboard: { dir: dashboardDir() },

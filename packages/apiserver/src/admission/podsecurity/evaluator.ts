@@ -1,0 +1,44 @@
+/**
+ * Evaluates a pod against a level at a version, as Kubernetes' policy registry does: privileged
+ * allows everything; baseline runs the baseline checks; restricted runs the restricted checks
+ * and the baseline checks they do not override. Each check runs the implementation of the
+ * newest version not newer than the one asked for (`latest`: the newest); checks that did not
+ * exist yet at that version are skipped. Results come in Kubernetes' order — baseline check IDs
+ * sorted, then restricted ones — so messages are stable.
+ */
+import { BASELINE_CHECKS } from './baseline.js';
+import type { Check, VersionedCheck, Violation } from './check.js';
+import type { LevelVersion } from './levels.js';
+import type { PodLike } from './podspec.js';
+import { RESTRICTED_CHECKS } from './restricted.js';
+
+const byId = (a: Check, b: Check) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const ORDERED: readonly Check[] = [...[...BASELINE_CHECKS].sort(byId), ...[...RESTRICTED_CHECKS].sort(byId)];
+
+function versionFor(check: Check, minor: number): VersionedCheck | undefined {
+  let chosen: VersionedCheck | undefined;
+  for (const v of check.versions) if (v.minVersion <= minor) chosen = v;
+  return chosen;
+}
+
+/** The violations of `pod` at `lv`, in order; empty when it is allowed. */
+export function evaluatePod(lv: LevelVersion, pod: PodLike): Violation[] {
+  if (lv.level === 'privileged') return [];
+  const minor = lv.version.latest ? Number.POSITIVE_INFINITY : lv.version.minor;
+  const chosen = ORDERED.map((check) => ({ check, impl: versionFor(check, minor) })).filter(
+    (c): c is { check: Check; impl: VersionedCheck } => c.impl !== undefined && (lv.level === 'restricted' || c.check.level === 'baseline'),
+  );
+  const overridden = new Set(lv.level === 'restricted' ? chosen.flatMap((c) => (c.check.level === 'restricted' ? (c.impl.overrides ?? []) : [])) : []);
+  const out: Violation[] = [];
+  for (const { check, impl } of chosen) {
+    if (overridden.has(check.id)) continue;
+    const violation = impl.check(pod);
+    if (violation !== undefined) out.push(violation);
+  }
+  return out;
+}
+
+/** `reason (detail), reason (detail)`: the text after `violates PodSecurity "…": `. */
+export function violationsText(violations: readonly Violation[]): string {
+  return violations.map((v) => (v.detail === '' ? v.reason : `${v.reason} (${v.detail})`)).join(', ');
+}
