@@ -6,7 +6,7 @@
  * collections and the number of watchers the ConfigMap watch cache holds; `{ op: 'stop' }` stops
  * it. Not a benchmark itself (run.ts loads only *.bench.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiServer } from '@setpoint/apiserver';
@@ -20,6 +20,20 @@ export interface ServerMemory {
   readonly arrayBuffers: number;
   /** Watchers registered in the ConfigMap watch cache. */
   readonly cacheWatchers: number;
+  /** TCP sockets the process holds open (/proc/self/fd), its listening socket and IPC channel included. */
+  readonly sockets: number;
+}
+
+function openSockets(): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -49,7 +63,7 @@ process.on('message', (message: { id?: number; op: string }) => {
     gc();
     gc();
     const m = process.memoryUsage();
-    const answer: ServerMemory = { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, cacheWatchers: configmaps.cache.watcherCount };
+    const answer: ServerMemory = { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, cacheWatchers: configmaps.cache.watcherCount, sockets: openSockets() };
     process.send!({ id: message.id, memory: answer });
   } else if (message.op === 'stop') {
     void stop().then(() => process.exit(0));

@@ -343,6 +343,7 @@ export class WatchCache {
   }
 
   private dispatch(event: CacheEvent): void {
+    if (this.watchers.size === 0) return;
     const ns = event.object.metadata.namespace ?? '';
     const everywhere = this.byNamespace.get('');
     const here = ns === '' ? undefined : this.byNamespace.get(ns);
