@@ -21,7 +21,7 @@ const available = readdirSync(here)
   .sort();
 // Flags with a value (--nodes 1000) are the benchmark's own; skip their values.
 const args = process.argv.slice(2);
-const names = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && /^--(nodes|pods|minutes|rounds|watchers)$/.test(args[i - 1]!)));
+const names = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && /^--(nodes|pods|minutes|rounds|watchers|objects|updates)$/.test(args[i - 1]!)));
 const reportOnly = args.includes('--report');
 const chosen = names.length === 0 ? (reportOnly ? [] : available) : names;
 for (const name of chosen) {

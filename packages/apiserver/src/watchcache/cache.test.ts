@@ -96,7 +96,7 @@ describe('WatchCache', () => {
     }
   });
 
-  it('cuts off a watcher that stops reading once maxQueued events wait, without holding up the writers or other watchers', async () => {
+  it('closes a watcher that stops reading once maxQueued events wait, without holding up the writers or other watchers', async () => {
     const store = new MemoryStore();
     const cache = new WatchCache(store, configmaps, { maxQueued: 10 });
     try {
@@ -120,6 +120,96 @@ describe('WatchCache', () => {
       const resumed = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       assert.equal(rvOf(await next(resumed)), from + 1);
       resumed.end();
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('closes a watcher whose backlog passes maxQueuedBytes and drops it from the watcher set, while a reader under the same load gets every event', async () => {
+    const store = new MemoryStore();
+    // Events of ~1 KiB; 8 KiB of backlog at most; the item bound far away.
+    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 8 * 1024, maxQueued: 10_000 });
+    try {
+      await cache.start();
+      const from = await store.currentRevision();
+      const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const reader = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const seen: number[] = [];
+      const reading = (async () => {
+        for await (const line of reader) {
+          seen.push(rvOf(line));
+          if (seen.length === 50) return;
+        }
+      })();
+      const revs: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        revs.push(await put(store, cm(`c${i}`, {}, { blob: 'x'.repeat(1000) })));
+        await new Promise((resolve) => setImmediate(resolve)); // the reader keeps up
+      }
+      await reading;
+      assert.deepEqual(seen, revs, 'the reading watcher got every event, in order');
+      assert.equal(stuck.closed, true, 'the watcher that did not read was closed');
+      assert.equal(stuck.bytes, 0, 'its backlog was dropped');
+      assert.equal(cache.terminatedWatchers, 1);
+      // Its stream just ends (kube-apiserver's cacher closes it without an ERROR event).
+      assert.deepEqual(await stuck.next(), { value: undefined, done: true });
+      assert.equal(cache.watcherCount, 0, 'both watchers left the set (the reader by returning)');
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('a watcher closed for falling behind resumes from the last resourceVersion it read, from the window or the store, and gets 410 once that is compacted', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 4 * 1024, windowSize: 5 });
+    try {
+      await cache.start();
+      const from = await store.currentRevision();
+      const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const revs: number[] = [];
+      revs.push(await put(store, cm('c0', {}, { blob: 'x'.repeat(1000) })));
+      revs.push(await put(store, cm('c1', {}, { blob: 'x'.repeat(1000) })));
+      const lastSeen = rvOf(await next(stuck));
+      assert.equal(lastSeen, revs[0]);
+      for (let i = 2; i < 20; i++) revs.push(await put(store, cm(`c${i}`, {}, { blob: 'x'.repeat(1000) })));
+      assert.equal(stuck.closed, true);
+      // The window holds the last 5 changes: this resume is served from the store's history.
+      const resumed = await cache.watch({ resourceVersion: lastSeen, filter: namespaceFilter('') });
+      for (const expected of revs.slice(1)) assert.equal(rvOf(await next(resumed)), expected);
+      resumed.end();
+      await store.compact(revs[10]!);
+      const expired = await cache.watch({ resourceVersion: lastSeen, filter: namespaceFilter('') });
+      await assert.rejects(expired.next(), (err: unknown) => err instanceof ApiError && err.code === 410);
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('streams initial events (resourceVersion 0, sendInitialEvents) as the watcher reads, however much larger than maxQueuedBytes the list is', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 4 * 1024 });
+    try {
+      for (let i = 0; i < 100; i++) await put(store, cm(`c${String(i).padStart(3, '0')}`, {}, { blob: 'x'.repeat(1000) }));
+      await cache.start();
+      for (const options of [{ resourceVersion: 0 }, { resourceVersion: undefined, sendInitialEvents: true }]) {
+        const count = cache.size;
+        const queue = await cache.watch({ ...options, filter: namespaceFilter('') });
+        assert.ok(queue.bytes < 1024, `nothing of the list is encoded ahead of the reader (${queue.bytes} bytes held)`);
+        const names = new Set<string>();
+        for (let i = 0; i < count; i++) {
+          const line = await next(queue);
+          assert.equal(line.type, 'ADDED');
+          names.add((line.object as KubeObject).metadata.name!);
+        }
+        assert.equal(names.size, count);
+        if (options.sendInitialEvents === true) assert.equal((await next(queue)).type, 'BOOKMARK');
+        const rv = await put(store, cm(`after-${count}`));
+        assert.equal(rvOf(await next(queue)), rv, 'then the changes after the list');
+        queue.end();
+      }
     } finally {
       cache.stop();
       await store.close();

@@ -10,8 +10,15 @@
  *   N inside the window is served from memory; N older than the window but not yet compacted is
  *   served by a watch on the store itself (so reconnecting clients resume instead of relisting);
  *   N below the compact revision fails with 410 Expired.
- * - A watcher that stops reading is cut off once `maxQueued` events wait for it (bounded memory);
- *   it can resume from the last resourceVersion it received.
+ * - Each watcher's backlog is bounded in events (`maxQueued`) and in bytes (`maxQueuedBytes`: the
+ *   JSON size of the events waiting for it plus what its connection has not flushed). A watcher
+ *   that falls further behind is closed at once, as kube-apiserver's cacher closes a watcher whose
+ *   buffer is full ("Forcing watcher close due to unresponsiveness"): its stream just ends, its
+ *   queue is dropped and it leaves the watcher set. The client resumes from the last
+ *   resourceVersion it received (served from the window or the store's history), or relists on 410.
+ * - Initial events (resourceVersion 0 or unset, sendInitialEvents) and the replay of the window are
+ *   produced one at a time as the watcher reads, from a snapshot of references: they are never
+ *   encoded ahead of the reader, so a list of any size streams under the byte bound.
  * - Objects handed out are shared: callers must not mutate them.
  */
 import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
@@ -34,21 +41,37 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 /** One line of a watch stream, serialised at most once however many watchers send it. */
 export class WatchLine {
   private text: string | undefined;
+  private bytes: number | undefined;
   constructor(
     readonly type: WatchEventType,
     readonly object: unknown,
   ) {}
+  /** The line's JSON text (without the newline), computed once. */
   toJSON(): string {
     this.text ??= JSON.stringify({ type: this.type, object: this.object });
     return this.text;
   }
+  /** The UTF-8 size of the line's JSON text with its newline: what a watcher's backlog counts. */
+  get byteLength(): number {
+    this.bytes ??= Buffer.byteLength(this.toJSON()) + 1;
+    return this.bytes;
+  }
 }
+
+/** Default bound of a watcher's backlog in bytes (WatchCacheOptions.maxQueuedBytes): 10 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 10 * 1024 * 1024;
 
 export interface WatchCacheOptions {
   /** Recent events kept for watchers that resume. Default 10,000. */
   readonly windowSize?: number;
-  /** Events a watcher may fall behind before it is cut off. Default 10,000. */
+  /** Events a watcher may fall behind before it is closed. Default 10,000. */
   readonly maxQueued?: number;
+  /**
+   * Bytes a watcher may fall behind before it is closed: the JSON size of the events waiting for
+   * it plus the bytes its connection has taken and not flushed. Default 10 MiB
+   * (DEFAULT_MAX_QUEUED_BYTES). Initial events are not counted: they are produced as it reads.
+   */
+  readonly maxQueuedBytes?: number;
   /** How often watchers that asked for bookmarks get one. Default 60 s. */
   readonly bookmarkIntervalMs?: number;
   /** How long a watch or list for a resourceVersion the cache has not reached yet waits. Default 3 s. */
@@ -88,6 +111,8 @@ export class WatchCache {
   private readonly prefix: string;
   private readonly windowSize: number;
   private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
+  private terminated = 0;
   private readonly bookmarkIntervalMs: number;
   private readonly waitForFreshMs: number;
   private readonly clock: Clock;
@@ -105,6 +130,7 @@ export class WatchCache {
     this.prefix = resourcePrefix(def);
     this.windowSize = options.windowSize ?? 10_000;
     this.maxQueued = options.maxQueued ?? 10_000;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.waitForFreshMs = options.waitForFreshMs ?? 3_000;
     this.clock = options.clock ?? realClock;
@@ -159,6 +185,11 @@ export class WatchCache {
     return this.watchers.size;
   }
 
+  /** Watchers closed so far because they fell too far behind (kube's apiserver_terminated_watchers_total). */
+  get terminatedWatchers(): number {
+    return this.terminated;
+  }
+
   /**
    * The current objects passing `filter`, sorted by key, and the revision they reflect.
    * With `minRv`, waits (up to waitForFreshMs) until the cache has reached it.
@@ -185,28 +216,32 @@ export class WatchCache {
     if (rv > 0) await this.waitFresh(rv);
     if (!initial && rv < this.windowFloor) return this.watchFromStore(options, rv);
     const filter = options.filter;
-    const initialItems: KubeObject[] = [];
+    const queue = this.newQueue(options);
     if (initial) {
-      for (const obj of this.objects.values()) if (matchesFilter(this.def, filter, obj)) initialItems.push(obj);
-    }
-    const queue = new EventQueue<WatchLine>(this.maxQueued + initialItems.length + 1, () => overflowError(this.def));
-    for (const obj of initialItems) queue.push(new WatchLine('ADDED', obj));
-    if (options.sendInitialEvents === true) queue.push(new WatchLine('BOOKMARK', this.bookmarkObject(true)));
-    if (!initial) {
-      for (let i = this.windowHead; i < this.window.length; i++) {
-        const event = this.window[i]!;
-        if (event.rv <= rv) continue;
-        const line = present(this.def, filter, event);
-        if (line !== undefined) queue.push(line);
-      }
+      // References to the current objects; each becomes an ADDED line only when the watcher reads it.
+      queue.startWith(initialEvents(this.def, filter, Array.from(this.objects.values())));
+      if (options.sendInitialEvents === true) queue.push(new WatchLine('BOOKMARK', this.bookmarkObject(true)));
+    } else {
+      // The window only grows at its end (or is replaced by a copy), so [head, length) stays as it is now.
+      queue.startWith(windowEvents(this.def, filter, this.window, this.windowHead, this.window.length, rv));
     }
     const watcher: Watcher = { filter, queue, bookmarks: options.bookmarks === true };
     this.addWatcher(watcher);
     queue.whenEnded(() => this.removeWatcher(watcher));
-    if (options.signal !== undefined) {
-      if (options.signal.aborted) queue.end();
-      else options.signal.addEventListener('abort', () => queue.end(), { once: true });
-    }
+    endWith(queue, options.signal);
+    return queue;
+  }
+
+  /** A watcher's queue with the cache's bounds; past them the watcher is closed and counted. */
+  private newQueue(options: CacheWatchOptions): EventQueue<WatchLine> {
+    const queue: EventQueue<WatchLine> = new EventQueue<WatchLine>({ limit: this.maxQueued, maxBytes: this.maxQueuedBytes, sizeOf: (line) => line.byteLength }, () => {
+      this.terminated++;
+      this.logger.info(
+        { queued: queue.size, queuedBytes: queue.bytes, maxQueued: this.maxQueued, maxQueuedBytes: this.maxQueuedBytes, namespace: options.filter.namespace, resourceVersion: options.resourceVersion },
+        'forcing watcher close due to unresponsiveness',
+      );
+      return undefined; // the stream just ends, as kube-apiserver's cacher closes it; the client resumes
+    });
     return queue;
   }
 
@@ -308,20 +343,17 @@ export class WatchCache {
   }
 
   private dispatch(event: CacheEvent): void {
+    if (this.watchers.size === 0) return;
     const ns = event.object.metadata.namespace ?? '';
     const everywhere = this.byNamespace.get('');
     const here = ns === '' ? undefined : this.byNamespace.get(ns);
-    let plain: WatchLine | undefined;
+    // One line per type, shared by every watcher that sends it (serialised and sized once).
+    const lines = new Map<WatchEventType, WatchLine>();
     for (const set of [everywhere, here]) {
       if (set === undefined) continue;
       for (const w of set) {
-        if (isNamespaceOnly(w.filter)) {
-          plain ??= new WatchLine(event.type, event.object);
-          w.queue.push(plain);
-        } else {
-          const line = present(this.def, w.filter, event);
-          if (line !== undefined) w.queue.push(line);
-        }
+        const line = isNamespaceOnly(w.filter) ? sharedLine(lines, event.type, event.object) : present(this.def, w.filter, event, lines);
+        if (line !== undefined) w.queue.push(line);
       }
     }
   }
@@ -345,7 +377,8 @@ export class WatchCache {
     for (const w of this.watchers) {
       if (!w.bookmarks) continue;
       line ??= new WatchLine('BOOKMARK', this.bookmarkObject(false));
-      w.queue.push(line);
+      // As kube's cacher: a bookmark that does not fit is skipped, never a reason to close.
+      w.queue.offer(line);
     }
   }
 
@@ -380,12 +413,13 @@ export class WatchCache {
 
   /** Serves a watch older than the window from the store's own history. */
   private watchFromStore(options: CacheWatchOptions, rv: number): EventQueue<WatchLine> {
-    const queue = new EventQueue<WatchLine>(this.maxQueued, () => overflowError(this.def));
+    const queue = this.newQueue(options);
     const abort = new AbortController();
     queue.whenEnded(() => abort.abort());
-    options.signal?.addEventListener('abort', () => queue.end(), { once: true });
-    this.abort.signal.addEventListener('abort', () => queue.end(), { once: true });
+    endWith(queue, options.signal);
+    endWith(queue, this.abort.signal);
     const highWater = Math.max(1, Math.min(REPLAY_HIGH_WATER, Math.floor(this.maxQueued / 2)));
+    const highWaterBytes = Math.max(1, Math.floor(this.maxQueuedBytes / 2));
     const events = this.store.watch(this.prefix, rv, {
       signal: abort.signal,
       maxBuffered: this.maxQueued,
@@ -402,12 +436,17 @@ export class WatchCache {
           if (line !== undefined && !queue.push(line)) return;
           // Pull from the store only as fast as the watcher reads: history of any length is
           // replayed at its pace; live events wait in the store's buffer, bounded by maxQueued.
-          if (queue.size >= highWater) await queue.whenBelow(Math.ceil(highWater / 2));
+          if (queue.size >= highWater || queue.bytes >= highWaterBytes) await queue.whenBelow(Math.ceil(highWater / 2), Math.ceil(highWaterBytes / 2));
           if (queue.closed) return;
         }
         queue.end();
       } catch (err) {
-        queue.end(isStoreError(err, 'Compacted') ? expiredError(rv, err.compactRevision ?? 0) : isStoreError(err, 'WatchOverflow') ? overflowError(this.def) : err);
+        if (isStoreError(err, 'WatchOverflow')) {
+          // The store's buffer for this watch overflowed: closed like a watcher that fell behind.
+          this.terminated++;
+          this.logger.info({ resourceVersion: rv }, 'forcing watcher close due to unresponsiveness (store watch overflowed)');
+          queue.close();
+        } else queue.end(isStoreError(err, 'Compacted') ? expiredError(rv, err.compactRevision ?? 0) : err);
       }
     })();
     return queue;
@@ -429,14 +468,52 @@ function toCacheEvent(def: ResourceDef, event: Exclude<WatchEvent, { type: 'prog
  * How a change looks to a watcher with a selector (Kubernetes' cacher rules): an object that starts
  * matching is ADDED, one that stops matching is DELETED, one that never matched is not sent.
  */
-export function present(def: ResourceDef, filter: ObjectFilter, event: CacheEvent): WatchLine | undefined {
+export function present(def: ResourceDef, filter: ObjectFilter, event: CacheEvent, lines?: Map<WatchEventType, WatchLine>): WatchLine | undefined {
   const now = event.type !== 'DELETED' && matchesFilter(def, filter, event.object);
   const before = event.prev !== undefined && matchesFilter(def, filter, event.prev);
-  if (event.type === 'DELETED') return before ? new WatchLine('DELETED', event.object) : undefined;
-  if (now && before) return new WatchLine('MODIFIED', event.object);
-  if (now) return new WatchLine('ADDED', event.object);
-  if (before) return new WatchLine('DELETED', event.object);
+  const line = (type: WatchEventType) => (lines === undefined ? new WatchLine(type, event.object) : sharedLine(lines, type, event.object));
+  if (event.type === 'DELETED') return before ? line('DELETED') : undefined;
+  if (now && before) return line('MODIFIED');
+  if (now) return line('ADDED');
+  if (before) return line('DELETED');
   return undefined;
+}
+
+function sharedLine(lines: Map<WatchEventType, WatchLine>, type: WatchEventType, object: KubeObject): WatchLine {
+  let line = lines.get(type);
+  if (line === undefined) lines.set(type, (line = new WatchLine(type, object)));
+  return line;
+}
+
+/** The initial ADDED lines of a watch, made as they are read; each reference is dropped once read. */
+function* initialEvents(def: ResourceDef, filter: ObjectFilter, objects: Array<KubeObject | undefined>): Generator<WatchLine, void, undefined> {
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i]!;
+    objects[i] = undefined;
+    if (matchesFilter(def, filter, obj)) yield new WatchLine('ADDED', obj);
+  }
+}
+
+/** The window's events in [from, to) after `rv`, as `filter` shows them, made as they are read. */
+function* windowEvents(def: ResourceDef, filter: ObjectFilter, window: readonly CacheEvent[], from: number, to: number, rv: number): Generator<WatchLine, void, undefined> {
+  for (let i = from; i < to; i++) {
+    const event = window[i]!;
+    if (event.rv <= rv) continue;
+    const line = present(def, filter, event);
+    if (line !== undefined) yield line;
+  }
+}
+
+/** Ends `queue` when `signal` aborts, and forgets the listener once the queue has ended. */
+function endWith(queue: EventQueue<WatchLine>, signal: AbortSignal | undefined): void {
+  if (signal === undefined) return;
+  if (signal.aborted) {
+    queue.end();
+    return;
+  }
+  const end = () => queue.end();
+  signal.addEventListener('abort', end, { once: true });
+  queue.whenEnded(() => signal.removeEventListener('abort', end));
 }
 
 /** Queued lines at which a watch served from the store stops pulling until its reader catches up. */
@@ -445,10 +522,4 @@ const REPLAY_HIGH_WATER = 256;
 /** The 410 a watch or list from a compacted resourceVersion gets. */
 export function expiredError(rv: number, compactRevision: number): ApiError {
   return ApiError.expired(`too old resource version: ${rv} (${compactRevision})`);
-}
-
-function overflowError(def: ResourceDef): ApiError {
-  return new ApiError('TooManyRequests', `the watch of ${def.resource} fell too far behind and was closed; resume from the last resourceVersion received`, {
-    details: { retryAfterSeconds: 1 },
-  });
 }

@@ -1,52 +1,130 @@
 /**
- * EventQueue: an async iterator fed by pushes, holding at most `limit` items. Past the limit it
- * ends with `overflow` (thrown by the next read after the buffered items), so a watcher that stops
- * reading costs bounded memory and the producer never waits.
+ * EventQueue: an async iterator fed by pushes, bounded in items and in bytes, optionally preceded
+ * by a lazily pulled source (a watch's initial events).
+ *
+ * Expected flow: a producer `push`es items; one consumer reads them with `next()` (or `for await`).
+ * A consumer that writes what it reads somewhere that buffers (a socket) reports how many of those
+ * bytes are still unflushed with `countUnflushed`, so they count against the bound as well.
+ *
+ * Guarantees:
+ * - Items come out in order: first everything the `startWith` source yields (pulled one at a time,
+ *   as the consumer reads: never buffered, never counted against the bounds), then pushed items.
+ * - The bound: a push that would make more than `limit` items, or more than `maxBytes` bytes
+ *   (pushed-and-unread items' sizes plus the consumer's unflushed bytes), wait ends the queue at
+ *   once — its buffered items and source are dropped (their memory freed) and reads end with
+ *   `overflow()` — so a consumer that stops reading costs bounded memory and the producer never
+ *   waits. One item is always accepted into an empty queue, however large, so progress never
+ *   depends on the size of one item.
+ * - Read slots are cleared as they are read: a read item is no longer referenced by the queue.
+ * - `whenEnded` callbacks run exactly once, when the queue ends (by `end`, `fail`, `close` or
+ *   overflow).
  */
+
+/** Bounds of an EventQueue; each default is stated on its field. */
+export interface EventQueueBounds<T> {
+  /** Items buffered at most. */
+  readonly limit: number;
+  /** Bytes buffered at most (sizes of unread items plus the consumer's unflushed bytes). Default no bound. */
+  readonly maxBytes?: number;
+  /** The size of an item in bytes. Default 0 (only `limit` applies). */
+  readonly sizeOf?: (item: T) => number;
+}
+
 export class EventQueue<T> implements AsyncIterableIterator<T> {
-  private items: T[] = [];
+  private items: Array<T | undefined> = [];
+  private sizes: number[] = [];
   private head = 0;
+  private queuedBytes = 0;
+  private source: Iterator<T> | undefined;
+  private unflushed: () => number = () => 0;
   private waiting: ((r: IteratorResult<T>) => void) | undefined;
   private waitingReject: ((e: unknown) => void) | undefined;
   private ended = false;
+  private overflowed = false;
   private error: unknown;
   private readonly onEnd = new Set<() => void>();
-  private room: { readonly below: number; readonly resolve: () => void } | undefined;
+  private room: { readonly items: number; readonly bytes: number; readonly resolve: () => void } | undefined;
+  private readonly limit: number;
+  private readonly maxBytes: number;
+  private readonly sizeOf: ((item: T) => number) | undefined;
 
+  /**
+   * @param bounds items at most (a number), or items, bytes and how to size an item.
+   * @param overflow the error reads end with after an overflow; undefined: they just end (done).
+   */
   constructor(
-    private readonly limit: number,
-    private readonly overflow: () => Error,
-  ) {}
+    bounds: number | EventQueueBounds<T>,
+    private readonly overflow: () => Error | undefined,
+  ) {
+    const b = typeof bounds === 'number' ? { limit: bounds } : bounds;
+    this.limit = b.limit;
+    this.maxBytes = b.maxBytes ?? Infinity;
+    this.sizeOf = b.sizeOf;
+  }
 
   [Symbol.asyncIterator](): this {
     return this;
   }
 
-  /** Items waiting to be read. */
+  /** Pushed items waiting to be read (the source's are not counted). */
   get size(): number {
     return this.items.length - this.head;
   }
 
+  /** Bytes the queue holds against its bound: sizes of unread pushed items plus the consumer's unflushed bytes. */
+  get bytes(): number {
+    return this.queuedBytes + this.unflushed();
+  }
+
+  /** Whether the queue has ended (reads may still return what it buffered). */
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** Whether the queue ended because a push went past its bounds. */
+  get overflowedBounds(): boolean {
+    return this.overflowed;
+  }
+
+  /** Reads yield everything `source` yields, pulled one at a time, before any pushed item. Call before reading. */
+  startWith(source: Iterator<T>): void {
+    if (!this.ended) this.source = source;
+  }
+
+  /** How many bytes the consumer took from the queue and has not flushed yet; they count against maxBytes. */
+  countUnflushed(unflushed: () => number): void {
+    this.unflushed = unflushed;
   }
 
   /** Adds an item; false when the queue has ended (or just ended by overflowing). */
   push(item: T): boolean {
     if (this.ended) return false;
-    if (this.waiting !== undefined) {
+    if (this.waiting !== undefined && this.source === undefined) {
       const resolve = this.waiting;
       this.waiting = undefined;
       this.waitingReject = undefined;
       resolve({ value: item, done: false });
       return true;
     }
-    if (this.size >= this.limit) {
+    const size = this.sizeOf?.(item) ?? 0;
+    if (!this.fits(size)) {
+      this.overflowed = true;
       this.fail(this.overflow());
       return false;
     }
     this.items.push(item);
+    this.sizes.push(size);
+    this.queuedBytes += size;
     return true;
+  }
+
+  /** Adds an item if it fits; an item that does not is dropped (false) and the queue stays open. */
+  offer(item: T): boolean {
+    if (this.ended) return false;
+    if (this.waiting === undefined || this.source !== undefined) {
+      if (!this.fits(this.sizeOf?.(item) ?? 0)) return false;
+    }
+    return this.push(item);
   }
 
   /** Ends the queue after the buffered items; with `error`, reads throw it then. */
@@ -67,20 +145,30 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     }
   }
 
-  /** Ends the queue at once, dropping buffered items; reads throw `error`. */
+  /** Ends the queue at once, dropping buffered items and the source; reads throw `error` (or just end without one). */
   fail(error: unknown): void {
     this.items = [];
+    this.sizes = [];
     this.head = 0;
+    this.queuedBytes = 0;
+    this.source = undefined;
+    this.unflushed = () => 0;
     this.end(error);
   }
 
+  /** Ends the queue at once, dropping everything it holds; reads end (done). The consumer went away. */
+  close(): void {
+    this.fail(undefined);
+  }
+
   /**
-   * Resolves once fewer than `below` items wait, or the queue has ended: a producer that can wait
-   * (a replay of history) goes at the reader's pace instead of overflowing. One waiter at a time.
+   * Resolves once fewer than `items` pushed items of fewer than `bytes` bytes wait unread, or the queue has ended: a
+   * producer that can wait (a replay of history) goes at the reader's pace instead of
+   * overflowing. One waiter at a time.
    */
-  whenBelow(below: number): Promise<void> {
-    if (this.ended || this.size < below) return Promise.resolve();
-    return new Promise((resolve) => (this.room = { below, resolve }));
+  whenBelow(items: number, bytes = Infinity): Promise<void> {
+    if (this.ended || (this.size < items && this.queuedBytes < bytes)) return Promise.resolve();
+    return new Promise((resolve) => (this.room = { items, bytes, resolve }));
   }
 
   /** Runs `f` when the queue ends (at once if it has). */
@@ -90,13 +178,22 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
+    if (this.source !== undefined) {
+      const r = this.source.next();
+      if (r.done !== true) return Promise.resolve({ value: r.value, done: false });
+      this.source = undefined;
+    }
     if (this.head < this.items.length) {
-      const value = this.items[this.head++]!;
+      const value = this.items[this.head] as T;
+      this.items[this.head] = undefined;
+      this.queuedBytes -= this.sizes[this.head]!;
+      this.head++;
       if (this.head >= 1024 && this.head * 2 >= this.items.length) {
         this.items = this.items.slice(this.head);
+        this.sizes = this.sizes.slice(this.head);
         this.head = 0;
       }
-      if (this.room !== undefined && this.size < this.room.below) this.wake();
+      if (this.room !== undefined && this.size < this.room.items && this.queuedBytes < this.room.bytes) this.wake();
       return Promise.resolve({ value, done: false });
     }
     if (this.ended) {
@@ -113,14 +210,22 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     });
   }
 
+  return(): Promise<IteratorResult<T>> {
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private fits(size: number): boolean {
+    if (this.size >= this.limit) return false;
+    if (this.maxBytes === Infinity) return true;
+    const held = this.bytes;
+    // One item always fits into an empty queue, whatever its size.
+    return held === 0 || held + size <= this.maxBytes;
+  }
+
   private wake(): void {
     const room = this.room;
     this.room = undefined;
     room?.resolve();
-  }
-
-  return(): Promise<IteratorResult<T>> {
-    this.fail(undefined);
-    return Promise.resolve({ value: undefined, done: true });
   }
 }
