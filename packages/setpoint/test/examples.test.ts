@@ -16,7 +16,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Pod } from '@setpoint/api';
-import { containerLogPath, podDir, ProcessRuntime, runAgent } from '@setpoint/agent';
+import { containerLogPath, podDir, podFilesDir, ProcessRuntime, runAgent } from '@setpoint/agent';
 import { Manager, type Client } from '@setpoint/client';
 import { startControlPlane } from '@setpoint/client/testing';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
@@ -118,7 +118,7 @@ describe('examples', () => {
       // Each replica took its own port and wrote it to its working directory; curl answers.
       const ports = new Set<number>();
       for (const pod of pods) {
-        const dir = podDir(cluster.dataDir, pod.metadata.uid ?? '');
+        const dir = podFilesDir(cluster.dataDir, pod.metadata.uid ?? '');
         const port = Number((await readFile(join(dir, 'rootfs', 'port'), 'utf8')).trim());
         ports.add(port);
         const answer = await (await fetch(`http://127.0.0.1:${port}/`)).text();

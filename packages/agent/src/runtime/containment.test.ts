@@ -9,7 +9,7 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Container, Pod } from '@setpoint/api';
+import type { Container, Logger, Pod } from '@setpoint/api';
 import type { Client } from '@setpoint/client';
 import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
 import { boundPod, eventually, startProcessAgent, tempDir, type TestAgent } from '../testing/helpers.js';
@@ -192,3 +192,36 @@ describe('process runtime containment (run as root)', () => {
     assert.deepEqual(loose, []);
   });
 });
+
+describe('process runtime of an agent that cannot change user', () => {
+  it('says so once at start, runs pods as the agent, and refuses a runAsUser it cannot give', async () => {
+    const lines: Array<{ level: string; message: string }> = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: (_f, message) => lines.push({ level: 'info', message }),
+      warn: (_f, message) => lines.push({ level: 'warn', message }),
+      error: (_f, message) => lines.push({ level: 'error', message }),
+      child: () => logger,
+    };
+    await using dir = await tempDir();
+    await using plain = startProcessAgent(cp.client, { nodeName: 'plain', dataDir: dir.path, podUsers: false, logger });
+    await cp.client.pods().create(boundPod(NS, 'as-agent', 'plain', [sh('main', 'id -u')], { restartPolicy: 'Never' }));
+    await cp.client.pods().create(boundPod(NS, 'as-other', 'plain', [sh('main', 'id -u', { securityContext: { runAsUser: 4242 } })], { restartPolicy: 'Never' }));
+    const done = await eventually('as-agent to finish', async () => {
+      const p = await cp.client.pods().get('as-agent', { namespace: NS });
+      return p.status?.phase === 'Succeeded' ? p : undefined;
+    });
+    assert.equal(await readFile(plain.runtime.logPath(done.metadata.uid ?? '', 'main'), 'utf8'), `${ownUser().uid}\n`);
+    const refused = await eventually('as-other to be refused', async () => {
+      const p = await cp.client.pods().get('as-other', { namespace: NS });
+      return p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError' ? p : undefined;
+    });
+    assert.match(refused.status?.containerStatuses?.[0]?.state?.waiting?.message ?? '', /^cannot run as uid 4242, gid \d+: the node agent runs as uid \d+, gid \d+ and cannot change user$/);
+    const said = lines.filter((l) => l.message.startsWith('the agent cannot change user'));
+    assert.equal(said.length, 1);
+    assert.equal(said[0]?.level, 'warn');
+    assert.equal(plain.runtime.podFilesDir(done.metadata.uid ?? ''), join(dir.path, 'pods', done.metadata.uid ?? ''), "the pod's files stay in the data dir");
+    await plain.stop();
+  });
+});
+
