@@ -73,6 +73,8 @@ export interface AgentOptions {
    * does. true without one throws a TypeError.
    */
   readonly serviceAccountTokens?: boolean;
+  /** The process runtime's directory of pods' working directories when pods run as users of their own. Default DEFAULT_PODS_ROOT. */
+  readonly podsRoot?: string;
 }
 
 /** The pod identities the options ask for, or undefined. Throws a TypeError for `serviceAccountTokens: true` without https and a CA. */
@@ -100,6 +102,7 @@ function makeRuntime(options: AgentOptions, clock: Clock, logger: Logger): PodRu
     ...(options.crashLoopBackoff === undefined ? {} : { backoff: options.crashLoopBackoff }),
     ...(options.maxLogBytes === undefined ? {} : { maxLogBytes: options.maxLogBytes }),
     ...(identities === undefined ? {} : { identities }),
+    ...(options.podsRoot === undefined ? {} : { podsRoot: options.podsRoot }),
   });
 }
 

@@ -20,7 +20,7 @@ let agent: TestAgent;
 before(async () => {
   cp = await startControlPlane();
   dataDir = await tempDir();
-  out = await tempDir();
+  out = await tempDir('setpoint-out-', 0o777); // pods write here, as users of their own
   agent = startProcessAgent(cp.client, { nodeName: NODE, dataDir: dataDir.path });
 });
 after(async () => {

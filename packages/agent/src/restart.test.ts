@@ -27,7 +27,7 @@ const agents: ChildProcess[] = [];
 before(async () => {
   cp = await startControlPlane();
   dataDir = await tempDir();
-  out = await tempDir();
+  out = await tempDir('setpoint-out-', 0o777); // pods write here, as users of their own
 });
 after(async () => {
   for (const agent of agents) if (agent.exitCode === null && agent.signalCode === null) agent.kill('SIGKILL');

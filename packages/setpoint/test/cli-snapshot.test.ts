@@ -6,7 +6,7 @@
  * file is copied directly.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -92,6 +92,13 @@ describe('setpoint snapshot', () => {
     assert.match(offline.stdout, /^snapshot saved to .*offline\.db \(\d+ keys at revision \d+, integrity ok\)\n$/);
     const target = join(dir, 'from-offline');
     assert.equal((await runSetpoint(['snapshot', 'restore', join(dir, 'offline.db'), '--data-dir', target])).code, 0);
+    // Into an empty directory that exists, 0755: made private, as the server makes its own.
+    const existing = join(dir, 'existing');
+    await mkdir(existing);
+    await chmod(existing, 0o755);
+    assert.equal((await runSetpoint(['snapshot', 'restore', join(dir, 'offline.db'), '--data-dir', existing])).code, 0);
+    assert.equal((await stat(existing)).mode & 0o777, 0o700);
+    assert.equal((await stat(join(existing, 'state.db'))).mode & 0o777, 0o600);
     const served = await startServer(serverFlags(target), silentLogger);
     try {
       assert.deepEqual(await names(served), acked);

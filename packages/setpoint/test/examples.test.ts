@@ -16,7 +16,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Pod } from '@setpoint/api';
-import { containerLogPath, podDir, ProcessRuntime, runAgent } from '@setpoint/agent';
+import { containerLogPath, podDir, podFilesDir, ProcessRuntime, runAgent } from '@setpoint/agent';
 import { Manager, type Client } from '@setpoint/client';
 import { startControlPlane } from '@setpoint/client/testing';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
@@ -118,12 +118,11 @@ describe('examples', () => {
       // Each replica took its own port and wrote it to its working directory; curl answers.
       const ports = new Set<number>();
       for (const pod of pods) {
-        const dir = podDir(cluster.dataDir, pod.metadata.uid ?? '');
-        const port = Number((await readFile(join(dir, 'rootfs', 'port'), 'utf8')).trim());
+        const port = Number((await readFile(join(podFilesDir(cluster.dataDir, pod.metadata.uid ?? ''), 'rootfs', 'port'), 'utf8')).trim());
         ports.add(port);
         const answer = await (await fetch(`http://127.0.0.1:${port}/`)).text();
         assert.equal(answer, `hello from ${pod.metadata.name} (pid ${pidOf(pod)}, port ${port})\n`);
-        const log = await readFile(containerLogPath(dir, 'server'), 'utf8');
+        const log = await readFile(containerLogPath(podDir(cluster.dataDir, pod.metadata.uid ?? ''), 'server'), 'utf8');
         assert.match(log, new RegExp(`${pod.metadata.name} listening on http://127.0.0.1:${port}\\n`));
       }
       assert.equal(ports.size, 2, 'one port per replica');

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isApiError, silentLogger } from '@setpoint/api';
-import { containerLogPath, podDir, runAgent } from '@setpoint/agent';
+import { containerLogPath, podDir, podFilesDir, runAgent } from '@setpoint/agent';
 import { agentIdentity, ensureComponentCredentials } from '@setpoint/apiserver';
 import { Client, Manager } from '@setpoint/client';
 import { registerServiceAccountController } from '@setpoint/controllers';
@@ -173,7 +173,7 @@ describe('identities: pod ServiceAccount tokens, kubeconfig create, token file, 
     assert.deepEqual(result.user.extra['authentication.kubernetes.io/node-name'], ['node-a']);
 
     // The mounted files, and the token's life: bound to the pod.
-    const mounted = join(podDir(agentDir, uid), 'serviceaccount');
+    const mounted = join(podFilesDir(agentDir, uid), 'serviceaccount');
     assert.equal(await readFile(join(mounted, 'namespace'), 'utf8'), 'apps');
     assert.equal(await readFile(join(mounted, 'ca.crt'), 'utf8'), running.connection.ca);
     assert.equal((await stat(join(mounted, 'token'))).mode & 0o777, 0o600);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -92,6 +92,9 @@ describe('kubectl logs against setpoint up', () => {
     const home = await mkdtemp(join(tmpdir(), 'setpoint-logs-home-'));
     const ctl = join(home, 'ctl');
     await mkdir(ctl);
+    // The pod runs as a user of its own (the tests run as root): it must reach and write ctl.
+    await chmod(home, 0o711);
+    await chmod(ctl, 0o777);
     const kubeconfig = join(home, '.setpoint', 'kubeconfig.yaml');
     const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 })).stdout;
     const kubectlFails = async (...args: string[]): Promise<string> => {

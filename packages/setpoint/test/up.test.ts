@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { podFilesDir } from '@setpoint/agent';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 const run = promisify(execFile);
@@ -67,7 +68,7 @@ describe('setpoint up (the README quick start)', () => {
       const [node] = await readdir(join(home, '.setpoint', 'agent'));
       const out = new Map<string, string>();
       for (const pod of pods.items) {
-        const port = (await readFile(join(home, '.setpoint', 'agent', node!, 'pods', pod.metadata.uid, 'rootfs', 'port'), 'utf8')).trim();
+        const port = (await readFile(join(podFilesDir(join(home, '.setpoint', 'agent', node!), pod.metadata.uid), 'rootfs', 'port'), 'utf8')).trim();
         out.set(pod.metadata.name, await (await fetch(`http://127.0.0.1:${port}/`)).text());
       }
       return out;

@@ -15,9 +15,7 @@
  * once a run lasted resetAfterMs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
-import { join } from 'node:path';
 import type { Clock, Container, ContainerState, ContainerStateTerminated, Logger, Timer } from '@setpoint/api';
 import type { DeepReadonly } from '@setpoint/client';
 import { ContainerConfigError } from './env.js';
@@ -25,6 +23,13 @@ import type { ContainerLog } from './logs.js';
 import { ProbeWorker, runProbe, type ProbeOutcome, type ProbeTarget } from './probe.js';
 import { isAlive, processStartTime, signalRunGroup, type ContainerRecord, type ProcessRun } from './records.js';
 import { rfc3339, type ContainerObservation } from './runtime.js';
+import type { ProcessUser } from './users.js';
+
+/** How a run is started: its working directory (a real path inside the pod's rootfs) and the user it runs as (absent: the agent's own). */
+export interface Launch {
+  readonly cwd: string;
+  readonly user?: ProcessUser;
+}
 
 /** The crash-loop backoff (the kubelet's: 10 s doubling to 5 min, reset after 10 min of running). */
 export interface CrashLoopBackoffOptions {
@@ -47,8 +52,8 @@ export interface ContainerRunnerOptions {
   readonly backoff?: CrashLoopBackoffOptions;
   /** How often an adopted process is checked for life. Default 1000 ms. */
   readonly adoptedPollMs?: number;
-  /** The argv and full environment of a new run; throws ContainerConfigError when they cannot be made. */
-  readonly prepare: () => Promise<{ argv: string[]; env: Record<string, string> }>;
+  /** The argv, full environment and launch of a new run; throws ContainerConfigError when they cannot be made. */
+  readonly prepare: () => Promise<{ argv: string[]; env: Record<string, string>; launch: Launch }>;
   /** Writes the record (synchronously). */
   readonly persist: (record: ContainerRecord) => void;
   /** Tells the runtime the observation changed. */
@@ -61,6 +66,8 @@ export interface ContainerRunnerOptions {
   readonly probeHost: string;
   /** The environment of exec probes for a process adopted after a restart (its own is not known). */
   readonly baseEnv: Readonly<Record<string, string>>;
+  /** The launch exec probes of a process adopted after a restart use (its own is not known). */
+  readonly baseLaunch: Launch;
 }
 
 interface Current {
@@ -100,6 +107,8 @@ export class ContainerRunner {
   #current: Current | undefined;
   /** The environment of the last run (exec probes run in it). */
   #env: Readonly<Record<string, string>>;
+  /** The launch of the last run (exec probes run as it did). */
+  #launch: Launch;
 
   constructor(options: ContainerRunnerOptions) {
     this.#o = options;
@@ -108,6 +117,7 @@ export class ContainerRunner {
     this.#maxMs = options.backoff?.maxMs ?? 300_000;
     this.#resetAfterMs = options.backoff?.resetAfterMs ?? 600_000;
     this.#env = options.baseEnv;
+    this.#launch = options.baseLaunch;
     const recovered = options.recovered;
     if (recovered !== undefined) this.#recover(recovered.record, recovered.ready, recovered.started);
   }
@@ -145,8 +155,8 @@ export class ContainerRunner {
   }
 
   async #start(): Promise<void> {
-    const { clock, spec } = this.#o;
-    let prepared: { argv: string[]; env: Record<string, string> };
+    const { clock } = this.#o;
+    let prepared: { argv: string[]; env: Record<string, string>; launch: Launch };
     try {
       prepared = await this.#o.prepare();
       if (prepared.argv.length === 0) throw new ContainerConfigError('the process runtime runs command and args; this container has neither');
@@ -169,14 +179,14 @@ export class ContainerRunner {
     }
     this.#waiting = undefined;
     this.#env = prepared.env;
+    this.#launch = prepared.launch;
     const [file, ...args] = prepared.argv as [string, ...string[]];
-    const cwd = join(this.#o.podDir, 'rootfs', spec.workingDir ?? '');
+    const { cwd, user } = prepared.launch;
     let child: ChildProcess;
     let fd: number | undefined;
     try {
-      mkdirSync(cwd, { recursive: true });
       fd = this.#o.log.openForChild();
-      child = spawn(file, args, { cwd, env: prepared.env, stdio: ['ignore', fd, fd], detached: true });
+      child = spawn(file, args, { cwd, env: prepared.env, stdio: ['ignore', fd, fd], detached: true, ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }) });
     } catch (err) {
       this.#setWaiting('CreateContainerError', err instanceof Error ? err.message : String(err), this.#initialMs);
       return;
@@ -201,7 +211,7 @@ export class ContainerRunner {
     this.#persist();
     child.on('exit', (code, signal) => this.#onExit(run, code, signal === null ? undefined : signal));
     child.on('error', (err) => this.#o.logger.warn({ container: this.name, pid, err }, 'container process error'));
-    this.#o.logger.info({ container: this.name, pid, command: file, restartCount: this.#restartCount }, 'container started');
+    this.#o.logger.info({ container: this.name, pid, command: file, restartCount: this.#restartCount, uid: user?.uid ?? null, gid: user?.gid ?? null }, 'container started');
     this.#o.changed();
   }
 
@@ -210,7 +220,8 @@ export class ContainerRunner {
     const exited = new Promise<void>((resolve) => (markExited = resolve));
     const current: Current = { run, ...(child === undefined ? {} : { child }), probes: [], exited, markExited, killDeadline: Infinity };
     const { spec, clock } = this.#o;
-    const target: ProbeTarget = { host: this.#o.probeHost, cwd: join(this.#o.podDir, 'rootfs', spec.workingDir ?? ''), env: this.#env, ports: spec.ports ?? [] };
+    const { cwd, user } = this.#launch;
+    const target: ProbeTarget = { host: this.#o.probeHost, cwd, env: this.#env, ports: spec.ports ?? [], ...(user === undefined ? {} : { user }) };
     const check = (probe: DeepReadonly<NonNullable<Container['livenessProbe']>>) => (): Promise<ProbeOutcome> => runProbe(probe, target);
     const isStarted = () => current.startup === undefined || current.startup.result;
     if (spec.startupProbe !== undefined && !started) {

@@ -1,6 +1,8 @@
 /** Pod runtimes: the PodRuntime contract, the process runtime, the simulated runtime, and the pod status they report. */
 export { rfc3339, type ContainerObservation, type PodObservation, type PodRef, type PodRuntime } from './runtime.js';
-export { ProcessRuntime, type ProcessRuntimeOptions } from './process.js';
+export { DEFAULT_PODS_ROOT, podFilesDir, ProcessRuntime, type ProcessRuntimeOptions } from './process.js';
+export { canChangeUser, containerUser, DEFAULT_POD_ID_RANGE, parseSubIds, PodUsers, SUBID_USER, type IdRange, type ProcessUser } from './users.js';
+export { prepareWorkingDir, workingDirComponents } from './workdir.js';
 export { SimulatedRuntime, type SimulatedRuntimeOptions } from './simulated.js';
 export { podStatus, podPhase, isTerminalPhase, type PodAddresses } from './status.js';
 export type { CrashLoopBackoffOptions } from './container.js';

@@ -25,7 +25,8 @@
  * Guarantees: rotation, recording, and moving a run aside are serialized per ContainerLog; a
  * subscriber sees `appended` events in file order, a `rotated` event whose copy it can open in the
  * listener (the copy is replaced only by the next rotation, which is serialized after the
- * listener ran), and `ended` once after the last record of a run.
+ * listener ran), and `ended` once after the last record of a run. Every file is created mode 0600
+ * (the agent's alone: the process writes through the descriptor it was given).
  */
 import { closeSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { appendFile, copyFile, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
@@ -181,7 +182,7 @@ export class ContainerLog {
    * stdout and stderr. The caller closes it once the child has it (`closeFd`).
    */
   openForChild(): number {
-    return openSync(this.path, 'a', 0o640);
+    return openSync(this.path, 'a', 0o600);
   }
 
   /** Closes a descriptor from openForChild (the child keeps its own copy). */
@@ -266,12 +267,12 @@ export class ContainerLog {
     }
     if (size < this.#end) {
       // Truncated by someone else: its times no longer match.
-      await writeFile(logTimesPath(this.path), '');
+      await writeFile(logTimesPath(this.path), '', { mode: 0o600 });
       this.#end = 0;
     }
     if (size <= this.#end) return;
     const time = { end: size, ms: Math.round(mtimeMs) };
-    await appendFile(logTimesPath(this.path), timesText([time]));
+    await appendFile(logTimesPath(this.path), timesText([time]), { mode: 0o600 });
     this.#end = size;
     this.#emit({ type: 'appended', time });
   }
@@ -330,10 +331,10 @@ export class ContainerLog {
     }
     const times = parseLogTimes(text).filter((t) => t.end <= bytes);
     if ((times.at(-1)?.end ?? 0) < bytes) times.push({ end: bytes, ms: Date.now() });
-    await writeFile(logTimesPath(rotated), timesText(times));
+    await writeFile(logTimesPath(rotated), timesText(times), { mode: 0o600 });
     this.#generation++;
     await truncate(this.path, 0);
-    await writeFile(logTimesPath(this.path), '');
+    await writeFile(logTimesPath(this.path), '', { mode: 0o600 });
     this.#end = 0;
     this.#emit({ type: 'rotated', path: rotated, bytes, times });
     return true;

@@ -6,7 +6,7 @@
  * timeoutSeconds; its result flips only after successThreshold successes or failureThreshold
  * failures in a row (defaults 10 s, 1 s, 1, 3, as Kubernetes').
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
@@ -25,6 +25,8 @@ export interface ProbeTarget {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
   readonly ports: readonly DeepReadonly<ContainerPort>[];
+  /** The user exec probes run as (the container's); absent: the agent's own. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** A port number, or a named port of the container; undefined when the name is unknown. */
@@ -39,12 +41,19 @@ function execProbe(command: readonly string[], target: ProbeTarget, timeoutMs: n
   if (file === undefined) return Promise.resolve({ ok: false, message: 'exec probe without a command' });
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(file, args, { cwd: target.cwd, env: { ...target.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+    let child: ChildProcess;
+    try {
+      const user = target.user === undefined ? {} : { uid: target.user.uid, gid: target.user.gid };
+      child = spawn(file, args, { cwd: target.cwd, env: { ...target.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL', ...user });
+    } catch (err) {
+      resolve({ ok: false, message: (err as Error).message });
+      return;
+    }
     const collect = (chunk: Buffer) => {
       if (output.length < 10_240) output += chunk.toString('utf8');
     };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
     child.on('error', (err) => resolve({ ok: false, message: err.message }));
     child.on('close', (code, signal) => {
       if (code === 0) resolve({ ok: true });

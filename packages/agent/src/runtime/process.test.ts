@@ -77,7 +77,7 @@ describe('process runtime', () => {
     assert.ok(status?.state?.running?.startedAt);
     assert.deepEqual([status?.restartCount, status?.started, status?.image], [0, true, 'setpoint.dev/node:recorded-not-pulled']);
     assert.match(status?.containerID ?? '', /^setpoint-process:\/\/\d+$/);
-    const cwd = join(dataDir.path, 'pods', uid, 'rootfs', 'srv', 'app');
+    const cwd = join(agent.runtime.podFilesDir(uid), 'rootfs', 'srv', 'app');
     const log = await eventually('the log line', async () => {
       const text = await readFile(agent.runtime.logPath(uid, 'main'), 'utf8');
       return text.includes('to stderr') ? text : undefined;
@@ -103,7 +103,7 @@ describe('process runtime', () => {
   });
 
   it('runs init containers in order before the app; restartPolicy Never ends Succeeded; OnFailure reruns a failure', async () => {
-    await using out = await tempDir();
+    await using out = await tempDir('setpoint-out-', 0o777);
     const file = join(out.path, 'order.txt');
     const append = (word: string) => `require('fs').appendFileSync(process.env.OUT, '${word}\\n')`;
     const env = [{ name: 'OUT', value: file }];

@@ -8,7 +8,10 @@
  *   pods/<uid>/containers/<name>.json    a ContainerRecord: the running process (pid and its start
  *                                        time), the last finished run, restart count
  *   pods/<uid>/logs/<name>.log[.1]       stdout and stderr (logs.ts)
- *   pods/<uid>/rootfs/                   containers' working directories
+ *   pods/<uid>/rootfs/                   containers' working directories, and
+ *   pods/<uid>/serviceaccount/           the pod's token, when pods run as the agent's user; when
+ *                                        they run as users of their own, both are in the pods'
+ *                                        directory outside the data dir (process.ts)
  *
  * Every record is written (to a temporary file, then renamed) synchronously right after the event
  * it records — a spawn, an exit — so a crash leaves either the old record or the new one.
@@ -25,6 +28,12 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { ContainerStateTerminated } from '@setpoint/api';
 import type { PodRef } from './runtime.js';
+import type { ProcessUser } from './users.js';
+
+/** Mode of the runtime's own directories (the data dir, pods/, each pod's and its records' and logs'). */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Mode of the runtime's own files (records, logs and their times). */
+export const PRIVATE_FILE_MODE = 0o600;
 
 /** The environment variable that marks the processes of one data dir. */
 export const MARK_ENV = 'SETPOINT_AGENT_MARK';
@@ -58,6 +67,8 @@ export interface ContainerRecord {
 export interface PodRecord extends PodRef {
   /** RFC 3339: when the agent took the pod on. */
   readonly startTime: string;
+  /** The uid and gid the pod was given (users.ts), when the agent could give one. */
+  readonly user?: ProcessUser;
 }
 
 /** The mark of a data dir's processes (a hash of its absolute path). */
@@ -72,14 +83,15 @@ export function podDir(dataDir: string, uid: string): string {
 
 function writeAtomically(path: string, value: unknown): void {
   const tmp = `${path}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value));
+  writeFileSync(tmp, JSON.stringify(value), { mode: PRIVATE_FILE_MODE });
   renameSync(tmp, path);
 }
 
-/** Creates the pod's directories and writes pod.json. */
+/** Creates the pod's directories for records and logs (mode 0700, the agent's alone) and writes pod.json. */
 export function writePodRecord(dataDir: string, pod: PodRecord): void {
   const dir = podDir(dataDir, pod.uid);
-  for (const sub of ['containers', 'logs', 'rootfs']) mkdirSync(join(dir, sub), { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  for (const sub of ['containers', 'logs']) mkdirSync(join(dir, sub), { recursive: true, mode: PRIVATE_DIR_MODE });
   writeAtomically(join(dir, 'pod.json'), pod);
 }
 

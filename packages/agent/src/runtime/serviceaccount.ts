@@ -23,11 +23,23 @@
  * wording (`failed to fetch token: serviceaccounts "x" not found`).
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isApiError, realClock, silentLogger, type Clock, type Logger, type Pod, type ServiceAccount, type Timer } from '@setpoint/api';
 import { SERVICE_ACCOUNT_DIR_ENV, type Client, type DeepReadonly } from '@setpoint/client';
 import { ContainerConfigError } from './env.js';
+import type { ProcessUser } from './users.js';
+
+/**
+ * Who a pod's identity files belong to: `user` (the pod's), and whether other uids of the pod
+ * must read them too (`shared`: containers of one pod run as different users). Private: the
+ * directory 0700 and the files 0600, the user's; shared: 0750 and 0640, readable by the user's
+ * group too (containers of other uids read them when they share that gid, as with fsGroup).
+ */
+export interface IdentityOwner {
+  readonly user: ProcessUser;
+  readonly shared: boolean;
+}
 
 /** The directory under a pod's directory that holds its identity. */
 export const SERVICE_ACCOUNT_SUBDIR = 'serviceaccount';
@@ -51,6 +63,7 @@ interface Mounted {
   readonly namespace: string;
   readonly podName: string;
   readonly serviceAccount: string;
+  readonly owner: IdentityOwner | undefined;
   issuedAt: number;
   expiresAt: number;
   failures: number;
@@ -69,12 +82,13 @@ export function podServiceAccount(pod: DeepReadonly<Pod>): string {
   return pod.spec?.serviceAccountName || pod.spec?.serviceAccount || 'default';
 }
 
-/** Writes `data` to `path` whole or not at all (a temporary file beside it, then rename). */
-async function writeAtomic(path: string, data: string, mode: number): Promise<void> {
+/** Writes `data` to `path` whole or not at all (a temporary file beside it, then rename), owned by `owner` when given. */
+async function writeAtomic(path: string, data: string, mode: number, owner?: ProcessUser): Promise<void> {
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temp, data, { mode });
     await chmod(temp, mode);
+    if (owner !== undefined) await chown(temp, owner.uid, owner.gid);
     await rename(temp, path);
   } catch (err) {
     await rm(temp, { force: true });
@@ -111,17 +125,18 @@ export class PodIdentities {
 
   /**
    * The environment a container of `pod` gets: KUBERNETES_SERVICE_HOST and _PORT always, and
-   * SETPOINT_SERVICE_ACCOUNT_DIR when the identity is mounted (mounting it first if need be).
-   * Throws ContainerConfigError (see the file comment).
+   * SETPOINT_SERVICE_ACCOUNT_DIR when the identity is mounted (mounting it first if need be), its
+   * files given to `owner` when given (the first mount decides). Throws ContainerConfigError (see
+   * the file comment).
    */
-  async mount(pod: DeepReadonly<Pod>, podDir: string): Promise<Record<string, string>> {
+  async mount(pod: DeepReadonly<Pod>, podDir: string, owner?: IdentityOwner): Promise<Record<string, string>> {
     const uid = pod.metadata.uid ?? '';
     let mounted = this.#mounted.get(uid);
     if (mounted === undefined && pod.spec?.automountServiceAccountToken !== false && !this.#declined.has(uid) && !this.#closed) {
       let pending = this.#pending.get(uid);
       if (pending === undefined) {
         const entry: Pending = { cancelled: false };
-        entry.done = this.#first(pod, podDir, entry).finally(() => {
+        entry.done = this.#first(pod, podDir, entry, owner).finally(() => {
           if (this.#pending.get(uid) === entry) this.#pending.delete(uid);
         });
         this.#pending.set(uid, entry);
@@ -151,7 +166,7 @@ export class PodIdentities {
     for (const uid of [...this.#mounted.keys(), ...this.#pending.keys(), ...this.#declined]) this.forget(uid);
   }
 
-  async #first(pod: DeepReadonly<Pod>, podDir: string, pending: Pending): Promise<Mounted | undefined> {
+  async #first(pod: DeepReadonly<Pod>, podDir: string, pending: Pending, owner: IdentityOwner | undefined): Promise<Mounted | undefined> {
     const namespace = pod.metadata.namespace ?? 'default';
     const name = podServiceAccount(pod);
     if (pod.spec?.automountServiceAccountToken === undefined) {
@@ -172,6 +187,7 @@ export class PodIdentities {
       namespace,
       podName: pod.metadata.name ?? '',
       serviceAccount: name,
+      owner,
       issuedAt: 0,
       expiresAt: 0,
       failures: 0,
@@ -181,10 +197,13 @@ export class PodIdentities {
       throw new ContainerConfigError(`failed to fetch token: ${(err as Error).message}`, { cause: err });
     });
     if (pending.cancelled || this.#closed) return undefined;
+    const shared = owner?.shared === true;
     await mkdir(mounted.dir, { recursive: true, mode: 0o700 });
-    await writeAtomic(join(mounted.dir, 'ca.crt'), this.#o.ca, 0o644);
-    await writeAtomic(join(mounted.dir, 'namespace'), namespace, 0o644);
-    await writeAtomic(join(mounted.dir, 'token'), token, 0o600);
+    await chmod(mounted.dir, shared ? 0o750 : 0o700);
+    if (owner !== undefined) await chown(mounted.dir, owner.user.uid, owner.user.gid);
+    await writeAtomic(join(mounted.dir, 'ca.crt'), this.#o.ca, shared ? 0o640 : 0o600, owner?.user);
+    await writeAtomic(join(mounted.dir, 'namespace'), namespace, shared ? 0o640 : 0o600, owner?.user);
+    await writeAtomic(join(mounted.dir, 'token'), token, shared ? 0o640 : 0o600, owner?.user);
     if (pending.cancelled || this.#closed) return undefined;
     this.#mounted.set(mounted.uid, mounted);
     this.#logger.info({ pod: `${namespace}/${mounted.podName}`, serviceAccount: name, expiresAt: new Date(mounted.expiresAt).toISOString() }, 'mounted the pod\'s ServiceAccount token');
@@ -219,7 +238,7 @@ export class PodIdentities {
     try {
       const token = await this.#request(m);
       if (m.closed) return;
-      await writeAtomic(join(m.dir, 'token'), token, 0o600);
+      await writeAtomic(join(m.dir, 'token'), token, m.owner?.shared === true ? 0o640 : 0o600, m.owner?.user);
       m.failures = 0;
       this.#logger.debug({ pod: `${m.namespace}/${m.podName}`, expiresAt: new Date(m.expiresAt).toISOString() }, 'refreshed the pod\'s ServiceAccount token');
       this.#schedule(m, m.issuedAt + 0.8 * (m.expiresAt - m.issuedAt) - this.#clock.now());

@@ -4,7 +4,7 @@
  * and cleans up (every process it started killed).
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from '@setpoint/api';
@@ -28,9 +28,13 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
-/** A temporary directory, removed on dispose. */
-export async function tempDir(prefix = 'setpoint-agent-'): Promise<{ readonly path: string } & AsyncDisposable> {
+/**
+ * A temporary directory, removed on dispose; with `mode` (0o777: where a test's pods leave files,
+ * since they run as users of their own when the tests run as root), chmod-ed to it.
+ */
+export async function tempDir(prefix = 'setpoint-agent-', mode?: number): Promise<{ readonly path: string } & AsyncDisposable> {
   const path = await mkdtemp(join(tmpdir(), prefix));
+  if (mode !== undefined) await chmod(path, mode);
   return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
 }
 
@@ -70,7 +74,8 @@ export function startProcessAgent(
   client: Client,
   options: { nodeName: string; dataDir: string } & Partial<Omit<ProcessRuntimeOptions, 'client' | 'dataDir'>> & Partial<Omit<AgentOptions, 'client' | 'runtime' | 'signal'>>,
 ): TestAgent {
-  const runtime = new ProcessRuntime({ client, ...options });
+  // Pods that run as users of their own (tests run as root) keep their files in one shared test directory.
+  const runtime = new ProcessRuntime({ client, podsRoot: join(tmpdir(), 'setpoint-test-pods'), ...options });
   const abort = new AbortController();
   const done = runAgent({ ...options, client, runtime, signal: abort.signal });
   let stopped: Promise<void> | undefined;

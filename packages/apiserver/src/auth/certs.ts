@@ -120,7 +120,7 @@ export async function ensureServingCertificates(options: EnsureServingCertificat
     days: SERVING_DAYS,
   });
   await writeFileAtomic(serverKeyPath, issued.key);
-  await writeFileAtomic(serverCertPath, issued.cert, 0o644);
+  await writeFileAtomic(serverCertPath, issued.cert);
   logger.info(
     { path: serverCertPath, reason, dnsNames: names.dnsNames, ips: names.ips, notAfter: validity(parseCertificate(issued.cert)).notAfter },
     'issued serving certificate',
@@ -149,7 +149,7 @@ async function ensureCertificateAuthority(dataDir: string, now: number, logger: 
     });
     // Key first: a crash between the two leaves no ca.crt, so the next start begins again.
     await writeFileAtomic(keyPath, ca.key);
-    await writeFileAtomic(certPath, ca.cert, 0o644);
+    await writeFileAtomic(certPath, ca.cert);
     logger.info({ path: certPath, notAfter: validity(parseCertificate(ca.cert)).notAfter }, 'generated cluster CA');
     return ca;
   }

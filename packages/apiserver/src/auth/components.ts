@@ -124,7 +124,7 @@ export async function ensureComponentCredentials(options: EnsureComponentCredent
     } else {
       pair = await issueClientCertificate({ ca: { cert: caCert, key: caKey }, commonName: identity.user, organizations: identity.groups, days: SERVING_DAYS, clock });
       await writeFileAtomic(keyPath, pair.key);
-      await writeFileAtomic(certPath, pair.cert, 0o644);
+      await writeFileAtomic(certPath, pair.cert);
       logger.info({ path: certPath, user: identity.user, groups: identity.groups }, 'issued a component client certificate');
     }
     const kubeconfigPath = join(dir, `${identity.name}.kubeconfig`);

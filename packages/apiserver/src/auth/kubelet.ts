@@ -75,7 +75,7 @@ export async function ensureKubeletClientCertificate(options: EnsureKubeletClien
   if (usable(current, caCert, now)) return current;
   const issued = await issueCertificate({ subject: [{ CN: [KUBELET_CLIENT_COMMON_NAME] }], profile: { kind: 'client' }, ca: { cert: caCert, key: caKey }, now, days: SERVING_DAYS });
   await writeFileAtomic(keyPath, issued.key);
-  await writeFileAtomic(certPath, issued.cert, 0o644);
+  await writeFileAtomic(certPath, issued.cert);
   logger.info({ path: certPath }, 'issued the client certificate for node agents');
   return issued;
 }
@@ -106,7 +106,7 @@ export async function ensureAgentServingCertificate(options: EnsureAgentServingC
   if (usable(current, undefined, now) && uncoveredHosts(parseCertificate(current.cert), names).length === 0) return current;
   const issued = await issueCertificate({ subject: [{ CN: [`${own || 'setpoint-agent'}@${Math.floor(now / 1000)}`] }], profile: { kind: 'server', names }, ca: undefined, now, days: SERVING_DAYS });
   await writeFileAtomic(keyPath, issued.key);
-  await writeFileAtomic(certPath, issued.cert, 0o644);
+  await writeFileAtomic(certPath, issued.cert);
   logger.info({ path: certPath }, 'made a self-signed serving certificate for the agent endpoint');
   return issued;
 }

@@ -3,7 +3,7 @@
  * --service-account-signing-key-file and --service-account-key-file), kept in the data dir:
  *
  *   DATA/sa.key   the private key, PEM PKCS#8 (mode 0600): signs new tokens
- *   DATA/sa.pub   the public keys tokens are accepted from, PEM (mode 0644), one or more
+ *   DATA/sa.pub   the public keys tokens are accepted from, PEM (mode 0600, as every file of the data dir), one or more
  *
  * At first start an ECDSA P-256 pair is generated (tokens are then ES256); an operator may put an
  * RSA key (RS256) or another ECDSA curve there instead. sa.pub may list several keys, so that
@@ -65,7 +65,7 @@ export async function ensureServiceAccountKeys(options: { readonly dataDir: stri
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     if (await createFileExclusive(keyPath, pem)) {
-      await writeFileAtomic(pubPath, pemPublicKey(createPublicKey(privateKey)), 0o644);
+      await writeFileAtomic(pubPath, pemPublicKey(createPublicKey(privateKey)));
       logger.info({ path: keyPath, kid: keyId(privateKey) }, 'generated the ServiceAccount token signing key');
     }
     keyPem = (await readSecretFile(keyPath, logger)) ?? pem;
@@ -87,7 +87,7 @@ export async function ensureServiceAccountKeys(options: { readonly dataDir: stri
   const own = createPublicKey(signingKey);
   const pubText = await readFileIfExists(pubPath);
   const listed = pubText === undefined ? [] : parsePublicKeys(pubText, pubPath);
-  if (pubText === undefined) await writeFileAtomic(pubPath, pemPublicKey(own), 0o644);
+  if (pubText === undefined) await writeFileAtomic(pubPath, pemPublicKey(own));
   const seen = new Set<string>();
   const verifyingKeys = [own, ...listed].filter((key) => {
     const id = keyId(key);

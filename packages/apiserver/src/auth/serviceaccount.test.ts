@@ -209,11 +209,11 @@ describe('ensureServiceAccountKeys', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('generates an ECDSA P-256 pair at first start (sa.key 0600, sa.pub 0644) and reuses it', async () => {
+  it('generates an ECDSA P-256 pair at first start (sa.key 0600, sa.pub 0600) and reuses it', async () => {
     const first = await ensureServiceAccountKeys({ dataDir: dir });
     assert.equal(algorithmOf(first.signingKey), 'ES256');
     assert.equal((await stat(join(dir, serviceAccountKeyFiles.privateKey))).mode & 0o777, 0o600);
-    assert.equal((await stat(join(dir, serviceAccountKeyFiles.publicKeys))).mode & 0o777, 0o644);
+    assert.equal((await stat(join(dir, serviceAccountKeyFiles.publicKeys))).mode & 0o777, 0o600);
     const again = await ensureServiceAccountKeys({ dataDir: dir });
     assert.equal(keyId(again.signingKey), keyId(first.signingKey));
     assert.equal(again.verifyingKeys.length, 1);

@@ -21,6 +21,7 @@ import { runAgent, runSimulatedNodes, type KubeletServerOptions } from '@setpoin
 import { ensureAgentServingCertificate, ensureKubeletToken } from '@setpoint/apiserver';
 import { Client, signalOnTermination } from '@setpoint/client';
 import { parseDuration, parsePort } from '../flags.js';
+import { reportTightened, tightenDataDir } from '../datadir.js';
 import { createLogger } from '../logging.js';
 
 export interface AgentFlags {
@@ -103,6 +104,8 @@ export async function runAgentCommand(flags: AgentFlags): Promise<void> {
       });
     } else {
       const dataDir = resolve(flags.dataDir ?? join(homedir(), '.setpoint', 'agent', nodeName));
+      // Private: pod records and logs, the agent's key (datadir.ts). Pods' own directories are left alone.
+      reportTightened(logger, dataDir, tightenDataDir(dataDir));
       const kubeletServer = flags.simulate ? undefined : await kubeletServerOptions(flags, client.config.ca, dataDir, logger);
       console.log(`setpoint: agent for node ${nodeName} running (${flags.simulate ? 'simulated pods' : `pods as processes, data in ${dataDir}`})`);
       if (!flags.simulate && kubeletServer === undefined) {

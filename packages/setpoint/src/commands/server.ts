@@ -8,14 +8,14 @@
  * --insecure-http, a shared token (kubelet-client.token, for `setpoint agent --kubelet-token-file`);
  * the ServiceAccount token signing key pair (sa.key, sa.pub); and, with HTTPS, client certificates
  * and kubeconfigs for the controller-manager and the scheduler (components/). Later starts reuse
- * them. Requests authenticate with the admin token, a token of --token-auth-file, a ServiceAccount
+ * them. The data directory is the server's alone (0700, every file 0600; looser modes are
+ * tightened at start, with a warning). Requests authenticate with the admin token, a token of --token-auth-file, a ServiceAccount
  * token, or a client certificate of the cluster CA.
  *
  * With --store etcd the objects live in etcd (--etcd-endpoints), not in state.db, and several
  * servers may share one cluster: each keeps its own data directory, holding copies of the first
  * one's CA, admin token and ServiceAccount keys (docs/etcd.md); one of them at a time compacts.
  */
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -47,6 +47,7 @@ import { isLoopbackHost, parseChoice, parseDuration, parsePort } from '../flags.
 import { serveSnapshots } from '../snapshot/socket.js';
 import { createLogger } from '../logging.js';
 import { addPodSecurityFlags, podSecurityOptions, type PodSecurityFlags } from './podsecurityflags.js';
+import { reportTightened, tightenDataDir } from '../datadir.js';
 import { addRequestFlags, requestOptions, type RequestFlags } from './requestflags.js';
 import { VERSION } from '../version.js';
 import { dashboardDir, parseComponentMetrics } from './dashboard.js';
@@ -132,7 +133,8 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
   const podSecurity = podSecurityOptions(flags);
   const componentMetrics = parseComponentMetrics(flags.componentMetrics ?? []);
   if (flags.insecureHttp && !isLoopbackHost(flags.host)) throw new Error(`--insecure-http is allowed on loopback only, not on --host ${flags.host}`);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Private (0700, files 0600): it holds every Secret and the cluster's keys (datadir.ts).
+  reportTightened(logger, dataDir, tightenDataDir(dataDir));
   const store: Store =
     backend === 'sqlite' ? await SqliteStore.open({ path: join(dataDir, 'state.db') }) : backend === 'etcd' ? await openEtcdStore(flags, logger) : new MemoryStore();
   try {

@@ -85,6 +85,7 @@ export async function restoreSnapshot(file: string, flags: SnapshotFlags, io: Cl
   if (existsSync(dataDir)) {
     const entries = await readdir(dataDir).catch((err: Error) => fail(new CliError(`${dataDir}: ${err.message}`)));
     if (entries.length > 0) throw new CliError(`${dataDir} is not empty: restore needs a new data directory (it never overwrites a store)`);
+    await chmod(dataDir, 0o700); // private, as setpoint server makes it
   } else {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     created = true;

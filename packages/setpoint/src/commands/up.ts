@@ -13,6 +13,7 @@ import { ADMIN_USER, CONTROLLER_MANAGER_IDENTITY, SCHEDULER_IDENTITY, SIMULATED_
 import { Client, Manager } from '@setpoint/client';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
 import { isLoopbackHost } from '../flags.js';
+import { createPrivateFile, reportTightened, tightenDataDir } from '../datadir.js';
 import { createLogger } from '../logging.js';
 import { addServerFlags, startServer, untilSignal, type ServerFlags } from './server.js';
 
@@ -36,7 +37,11 @@ export function registerUp(program: Command): void {
       const simulated = wholeNumber(flags.simulateNodes, '--simulate-nodes');
       // The console says what started and where; details go to a log file in the data dir.
       const logFile = join(resolve(flags.dataDir), 'setpoint.log');
+      // The data dir is private (datadir.ts), the log in it too: made so before the log is opened.
+      const tightened = tightenDataDir(resolve(flags.dataDir));
+      createPrivateFile(logFile);
       const logger = createLogger(flags.logLevel, logFile);
+      reportTightened(logger, resolve(flags.dataDir), tightened);
       const running = await startServer(flags, logger);
       const nodeName = hostname().toLowerCase();
       const agentDir = join(resolve(flags.dataDir), 'agent', nodeName);

@@ -13,7 +13,12 @@
  * Compaction runs in small transactions, records how far it got, and resumes after a restart.
  *
  * Assumptions: only this process writes the database (the exclusive lock enforces it).
+ *
+ * File modes: a new database file is created mode 0600 before SQLite opens it (it holds Secrets);
+ * SQLite gives the -wal and -shm files it makes the mode of the database file, whenever it makes
+ * them again. An existing file keeps its mode (the server tightens its data dir at start).
  */
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   StoreError,
@@ -87,6 +92,7 @@ export class SqliteStore implements Store {
     this.compactionBatch = options.compactionBatch ?? 2000;
     this.maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH);
     try {
+      createPrivately(options.path);
       this.db = new Database(options.path);
     } catch (err) {
       throw new StoreError('Unavailable', `cannot open the database ${options.path}: ${(err as Error).message}`, { cause: err });
@@ -437,4 +443,17 @@ function toEvent(row: EventRow): WatchEvent {
     default:
       return { type: 'delete', revision: row.revision, key: row.key, prev };
   }
+}
+
+/** Creates the database file `path`, empty, mode 0600 (whatever the umask), unless it exists or is SQLite's in-memory name. */
+function createPrivately(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return;
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  closeSync(fd);
 }
