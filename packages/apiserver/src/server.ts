@@ -169,7 +169,7 @@ export class ApiServer {
       frameworkErrors: answerFrameworkError,
       logger: false,
       forceCloseConnections: true,
-      return503OnClosing: true,
+      return503OnClosing: false,
       routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     }) as unknown as FastifyInstance;
     this.app.server.on('checkExpectation', answerExpectationFailed);
@@ -365,9 +365,14 @@ export class ApiServer {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: this.limits.maxRequestBodyBytes }, (_req, body, done) => done(null, body));
     app.setErrorHandler((err, req, reply) => {
-      const apiError = isBodyTooLarge(err) ? bodyTooLarge(this.limits.maxRequestBodyBytes) : toApiError(err);
-      // The client gets a Status without a stack trace; the log gets the error.
-      if (apiError.code === 500) this.logger.error({ err, method: req.method, path: req.url.split('?', 1)[0] }, 'request failed');
+      let apiError: unknown = err;
+      try {
+        apiError = isBodyTooLarge(err) ? bodyTooLarge(this.limits.maxRequestBodyBytes) : toApiError(err);
+        // The client gets a Status without a stack trace; the log gets the error.
+        if ((apiError as ApiError).code === 500) this.logger.error({ err, method: req.method, path: req.url.split('?', 1)[0] }, 'request failed');
+      } catch {
+        // sendError answers an InternalError Status whatever it is given.
+      }
       sendError(reply, apiError);
     });
     app.setNotFoundHandler((req, reply) => {
@@ -377,11 +382,22 @@ export class ApiServer {
     // First: the audit record and the request's timeout start before authentication (audit/, http/limits.ts).
     app.addHook('onRequest', (req, reply, done) => {
       this.auditor?.begin(req, reply);
+      // Stopping: a 503 Status (rather than fastify's own 503 body, return503OnClosing is off).
+      if (this.stopping.signal.aborted) {
+        reply.header('Connection', 'close');
+        sendError(reply, ApiError.serviceUnavailable('the server is shutting down'));
+        return;
+      }
       if (!this.limits.begin(req, reply)) done();
     });
     if (this.options.audit !== undefined) {
       app.addHook('onSend', (req, reply, payload, done) => {
-        this.auditor?.onSend(req, reply, payload);
+        try {
+          this.auditor?.onSend(req, reply, payload);
+        } catch (err) {
+          // Auditing never fails an answer (it may follow a commit).
+          this.logger.error({ err }, 'audit: keeping the answer failed');
+        }
         done(null, payload);
       });
     }
