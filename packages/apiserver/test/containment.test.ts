@@ -135,6 +135,17 @@ describe('query parameters', () => {
     ok(await srv.request('GET', `${CM}/rv?resourceVersion=`));
   });
 
+  it('fieldValidation is case-sensitive, as in Kubernetes', async () => {
+    await using srv = await startTestServer();
+    assertStatus(
+      await srv.request('POST', `${CM}?fieldValidation=strict`, configMap('fv')),
+      422,
+      'Invalid',
+      'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"',
+    );
+    assertStatus(await srv.request('GET', `${CM}/fv`), 404, 'NotFound');
+  });
+
   it('booleans read as Kubernetes reads them: only "0" and "false" are false, so watch=maybe watches', async () => {
     await using srv = await startTestServer();
     for (const value of ['maybe', 'TRUE', '1', 'yes']) {

@@ -47,8 +47,8 @@ type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteO
 
 /**
  * dryRun and fieldValidation, validated as Kubernetes validates its CreateOptions, UpdateOptions,
- * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`.
- * (fieldValidation is read case-insensitively, which Kubernetes does not do.)
+ * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`
+ * (fieldValidation is case-sensitive, as in Kubernetes: `strict` is refused).
  */
 function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown, writer: { userAgent?: string | undefined; errors?: FieldError[]; admit?: WriteOptions['admit'] } = {}): WriteOptions {
   const dryRun = query.dryRun;
@@ -66,8 +66,7 @@ function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyD
   const fv = q(query, 'fieldValidation');
   let fieldValidation: FieldValidation | undefined;
   if (fv !== undefined && fv !== '') {
-    const normal = fv.charAt(0).toUpperCase() + fv.slice(1).toLowerCase();
-    if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') fieldValidation = normal;
+    if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') fieldValidation = fv;
     else errs.push(FieldError.notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   }
   if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind }, '', errs);
