@@ -169,7 +169,7 @@ export class ApiServer {
       frameworkErrors: answerFrameworkError,
       logger: false,
       forceCloseConnections: true,
-      return503OnClosing: false,
+      return503OnClosing: true,
       routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     }) as unknown as FastifyInstance;
     this.app.server.on('checkExpectation', answerExpectationFailed);
@@ -382,12 +382,6 @@ export class ApiServer {
     // First: the audit record and the request's timeout start before authentication (audit/, http/limits.ts).
     app.addHook('onRequest', (req, reply, done) => {
       this.auditor?.begin(req, reply);
-      // Stopping: a 503 Status (rather than fastify's own 503 body, return503OnClosing is off).
-      if (this.stopping.signal.aborted) {
-        reply.header('Connection', 'close');
-        sendError(reply, ApiError.serviceUnavailable('the server is shutting down'));
-        return;
-      }
       if (!this.limits.begin(req, reply)) done();
     });
     if (this.options.audit !== undefined) {

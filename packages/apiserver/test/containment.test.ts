@@ -201,3 +201,4 @@ describe('JSON patches of /metadata', () => {
     assertStatus(res, 400, 'BadRequest', 'the name of the object (meta3 based on URL) was undeterminable: name must be provided');
   });
 });
+
