@@ -73,7 +73,8 @@ export function negotiateMedia(accept: string | undefined, options: { readonly p
  * client a write failed that did not.
  */
 export function send(reply: FastifyReply, code: number, body: unknown, encoding: Encoding = 'json', warnings: readonly string[] = []): FastifyReply {
-  if (warnings.length > 0) reply.header('Warning', warningHeaderValues(warnings));
+  const warningValues = warnings.length > 0 ? warningHeaderValues(warnings) : [];
+  if (warningValues.length > 0) reply.header('Warning', warningValues);
   let payload: string | Buffer;
   let type = 'application/json';
   try {
@@ -84,6 +85,7 @@ export function send(reply: FastifyReply, code: number, body: unknown, encoding:
       const protobuf = encoding === 'protobuf' ? protobufOrUndefined(body) : undefined;
       if (protobuf !== undefined) type = PROTOBUF_MEDIA_TYPE;
       payload = protobuf ?? JSON.stringify(body);
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) payload = jsonOrStatus(code, body); // undefined
     }
   } catch {
     type = 'application/json';
