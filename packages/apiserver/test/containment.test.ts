@@ -109,6 +109,21 @@ describe('query parameters', () => {
     assertStatus(await srv.request('DELETE', `${CM}?limit=1e9`), 400, 'BadRequest', 'strconv.ParseInt: parsing "1e9": invalid syntax');
   });
 
+  it('a grace period of any int64 size deletes a bound pod gracefully (no 500 from a timestamp out of range)', async () => {
+    await using srv = await startTestServer();
+    const pods = '/api/v1/namespaces/default/pods';
+    for (const [name, where] of [['g1', 'query'], ['g2', 'body']] as const) {
+      ok(await srv.request('POST', pods, { metadata: { name }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i' }] } }), 201);
+      const res =
+        where === 'query'
+          ? await srv.request('DELETE', `${pods}/${name}?gracePeriodSeconds=9223372036854775807`)
+          : await srv.request('DELETE', `${pods}/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 9223372036854775807 });
+      const deleted = ok(res);
+      assert.equal(deleted.metadata.deletionGracePeriodSeconds, 200_000_000_000, where);
+      assert.match(deleted.metadata.deletionTimestamp, /^\d{4}-/, where);
+    }
+  });
+
   it('an int64 limit of any size lists (a huge one is no limit; zero or less is no limit)', async () => {
     await using srv = await startTestServer();
     await createConfigMap(srv, 'a');
