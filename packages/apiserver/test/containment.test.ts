@@ -124,8 +124,8 @@ describe('query parameters', () => {
     }
   });
 
-  it('an int64 limit of any size lists (a huge one is no limit; zero or less is no limit)', async () => {
-    await using srv = await startTestServer();
+  for (const backend of ['memory', 'sqlite'] as const) it(`an int64 limit of any size lists (a huge one is no limit; zero or less is no limit), on ${backend}`, async () => {
+    await using srv = await startTestServer({ backend });
     await createConfigMap(srv, 'a');
     await createConfigMap(srv, 'b');
     for (const limit of ['9223372036854775807', '-1', '0', '+2']) {
