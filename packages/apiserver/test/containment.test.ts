@@ -150,6 +150,27 @@ describe('query parameters', () => {
     ok(await srv.request('GET', `${CM}/rv?resourceVersion=`));
   });
 
+  it('a continue token this server did not issue is a 400 with Kubernetes\' message', async () => {
+    await using srv = await startTestServer();
+    for (const name of ['c1', 'c2', 'c3']) await createConfigMap(srv, name);
+    const token = (raw: unknown) => Buffer.from(JSON.stringify(raw)).toString('base64url');
+    const cases: Array<[string, string]> = [
+      ['a!b', 'illegal base64 data at input byte 1'],
+      ['abcd=', 'illegal base64 data at input byte 4'],
+      ['abcde', 'illegal base64 data at input byte 4'],
+      [token({ v: 2, rv: 1, start: 'x' }), 'server does not recognize this encoded version'],
+      [token({ v: 1, rv: 0, start: 'x' }), 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+      [token({ v: 1, rv: 3, start: '' }), 'encoded start key empty (version meta.k8s.io/v1)'],
+    ];
+    for (const [value, why] of cases) {
+      assertStatus(await srv.request('GET', `${CM}?limit=1&continue=${encodeURIComponent(value)}`), 400, 'BadRequest', `invalid continue token: continue key is not valid: ${why}`);
+    }
+    // The server's own tokens still page.
+    const first = ok(await srv.request('GET', `${CM}?limit=2`));
+    const rest = ok(await srv.request('GET', `${CM}?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`));
+    assert.deepEqual([...first.items, ...rest.items].map((i: { metadata: { name: string } }) => i.metadata.name), ['c1', 'c2', 'c3']);
+  });
+
   it('fieldValidation is case-sensitive, as in Kubernetes', async () => {
     await using srv = await startTestServer();
     assertStatus(
