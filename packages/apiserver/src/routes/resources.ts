@@ -21,7 +21,6 @@ import { listAsTable, objectAsTable, tableRequest, watchAsTables } from '../tabl
 import { parseFilter } from '../watchcache/filter.js';
 import { streamWatch } from './watch.js';
 
-
 export interface ResourceContext {
   readonly storage: ResourceStorage;
   readonly stopping: AbortSignal;
