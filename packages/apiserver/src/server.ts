@@ -375,9 +375,14 @@ export class ApiServer {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: this.limits.maxRequestBodyBytes }, (_req, body, done) => done(null, body));
     app.setErrorHandler((err, req, reply) => {
-      const apiError = isBodyTooLarge(err) ? bodyTooLarge(this.limits.maxRequestBodyBytes) : toApiError(err);
-      // The client gets a Status without a stack trace; the log gets the error.
-      if (apiError.code === 500) this.logger.error({ err, method: req.method, path: req.url.split('?', 1)[0] }, 'request failed');
+      let apiError: unknown = err;
+      try {
+        apiError = isBodyTooLarge(err) ? bodyTooLarge(this.limits.maxRequestBodyBytes) : toApiError(err);
+        // The client gets a Status without a stack trace; the log gets the error.
+        if ((apiError as ApiError).code === 500) this.logger.error({ err, method: req.method, path: req.url.split('?', 1)[0] }, 'request failed');
+      } catch {
+        // sendError answers an InternalError Status whatever it is given.
+      }
       sendError(reply, apiError);
     });
     app.setNotFoundHandler((req, reply) => {
@@ -391,7 +396,12 @@ export class ApiServer {
     });
     if (this.options.audit !== undefined) {
       app.addHook('onSend', (req, reply, payload, done) => {
-        this.auditor?.onSend(req, reply, payload);
+        try {
+          this.auditor?.onSend(req, reply, payload);
+        } catch (err) {
+          // Auditing never fails an answer (it may follow a commit).
+          this.logger.error({ err }, 'audit: keeping the answer failed');
+        }
         done(null, payload);
       });
     }

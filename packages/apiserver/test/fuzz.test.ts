@@ -5,7 +5,9 @@
  * YAML with aliases, JSON patches, protobuf-looking bytes, mutated real objects) sent raw to a
  * running server. Every answer must be below 500 (or a deliberate 503/504 Status), errors must be
  * Kubernetes Status JSON (or kube-apiserver's plain "404 page not found" outside /api), never a
- * stack trace nor HTML, and the server must keep answering.
+ * stack trace nor HTML, a 5xx must leave the store as it was (its revision unchanged), and the
+ * server must keep answering. Well-formed bodies sometimes carry an unknown field with a hostile
+ * name (outside Latin-1, control characters, quotes, very long).
  *
  * The seed is fixed (20261129) unless FUZZ_SEED=<n> replays another run or FUZZ_SEED=random picks
  * one (the seed is printed as a test diagnostic); FUZZ_RUNS=<n> sets how
@@ -204,6 +206,8 @@ const KINDS: ReadonlyArray<{ prefix: string; namespaced: boolean; resource: stri
   { prefix: '/api/v1', namespaced: true, resource: 'events', subresources: [], template: 0 },
   { prefix: '/apis/apiextensions.k8s.io/v1', namespaced: false, resource: 'customresourcedefinitions', subresources: ['status'], template: 5 },
 ];
+/** Field names that once broke an answer after its commit (a Warning header Node refused) and their kin. */
+const HOSTILE_KEYS = ['a😀b', '\uffff', 'x\ud800', 'new\nline', 'nul\u0000', 'c1\u0085', '"q"', 'back\\slash', '__proto__', '$patch', '😀'.repeat(200), 'k'.repeat(3000)];
 const NAMES = ['cm1', 'secret1', 'p1', 'd1', 'n1', 'w1', 'r1', 'default', 'kube-system', 'ns1', 'widgets.example.com', 'missing'];
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
@@ -221,6 +225,7 @@ const wellFormed = fc
     steps: fc.array(fc.nat(), { maxLength: 4 }),
     value: fc.jsonValue({ maxDepth: 3 }),
     mutateBody: fc.boolean(),
+    hostile: fc.option(fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.boolean()), { freq: 2 }),
     accept: fc.option(fc.constantFrom(...ACCEPTS), { freq: 2 }),
     authorization: fc.constantFrom(`Bearer ${ADMIN}`, `Bearer ${ADMIN}`, `Bearer ${ADMIN}`, `Bearer ${ALICE}`),
   })
@@ -228,7 +233,16 @@ const wellFormed = fc
     const sub = r.useSubresource && r.kind.subresources.length > 0 && r.name !== null ? `/${r.kind.subresources[r.subresource % r.kind.subresources.length]}` : '';
     const target = `${r.kind.prefix}${r.kind.namespaced ? `/namespaces/${r.namespace}` : ''}/${r.kind.resource}${r.name === null ? '' : `/${r.name}`}${sub}${r.query.length > 0 ? `?${r.query.map(([k, v]) => `${k}=${v}`).join('&')}` : ''}`;
     const template = { ...OBJECTS[r.kind.template]!, metadata: { ...(OBJECTS[r.kind.template]!['metadata'] as object), ...(r.name === null ? {} : { name: r.name }) } };
-    const body = r.method === 'GET' ? Buffer.alloc(0) : Buffer.from(JSON.stringify(r.mutateBody ? mutate(template, r.steps, r.value) : template));
+    let obj = (r.mutateBody ? mutate(template, r.steps, r.value) : template) as Record<string, unknown>;
+    if (r.hostile !== null && typeof obj === 'object' && obj !== null && !Array.isArray(obj)) {
+      // An unknown field with a hostile name, at the top or in metadata.
+      const [key, inMetadata] = r.hostile;
+      const target = inMetadata && typeof obj.metadata === 'object' && obj.metadata !== null ? { ...(obj.metadata as object) } : undefined;
+      const holder: Record<string, unknown> = target ?? { ...obj };
+      Object.defineProperty(holder, key, { value: r.value, enumerable: true, writable: true, configurable: true });
+      obj = target ? { ...obj, metadata: holder } : holder;
+    }
+    const body = r.method === 'GET' ? Buffer.alloc(0) : Buffer.from(JSON.stringify(obj));
     const headers: Array<readonly [string, string]> = [['Authorization', r.authorization]];
     if (r.method !== 'GET') headers.push(['Content-Type', r.method === 'PATCH' ? r.patchType : 'application/json']);
     if (r.accept !== null) headers.push(['Accept', r.accept]);
@@ -355,8 +369,9 @@ it('fuzzed methods, paths, queries, headers and bodies never get a 500, a stack 
   const failures: string[] = [];
   const statuses = new Map<number, number>();
   const logger = recordingLogger(failures);
+  const store = new MemoryStore();
   const server = await ApiServer.start({
-    store: new MemoryStore(),
+    store,
     port: 0,
     compaction: false,
     limits: { requestTimeoutMs: 3000, minRequestTimeoutSeconds: 1 },
@@ -383,9 +398,12 @@ it('fuzzed methods, paths, queries, headers and bodies never get a 500, a stack 
     await fc.assert(
       fc.asyncProperty(fuzzRequest, async (req) => {
         const { bytes, halfClose } = encode(req);
+        const before = await store.currentRevision();
         const ans = await rawExchange(server.port, bytes, { halfClose, head: req.method === 'HEAD', timeoutMs: 10_000 });
         statuses.set(ans.status, (statuses.get(ans.status) ?? 0) + 1);
         check(req, ans);
+        // A 5xx never leaves a change behind (the store's revision moves with every write).
+        if (ans.status >= 500) assert.equal(await store.currentRevision(), before, `${req.method} ${req.target.slice(0, 200)} → HTTP ${ans.status} changed the store`);
       }),
       { seed, numRuns, includeErrorInReport: true },
     );

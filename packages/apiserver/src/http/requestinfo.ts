@@ -7,6 +7,7 @@
  *   /apis/{group}/{version}/...                            (the same below a group)
  *   /api/v1/namespaces/{name}[/status|/finalize]          (the namespace itself)
  */
+import { queryBool } from './queryparams.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -34,10 +35,6 @@ export type RequestInfo = ResourceRequestInfo | DiscoveryRequestInfo | { readonl
 
 const namespaceSubresources = new Set(['status', 'finalize']);
 
-/** Go's strconv.ParseBool: 1, t, T, TRUE, true, True (and the false forms); anything else is false. */
-export function parseBool(value: string | undefined): boolean {
-  return value !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
-}
 
 /**
  * Reads a request. `path` is the URL path without the query; `watch` is the query's watch value.
@@ -87,7 +84,7 @@ export function parseRequestInfo(method: string, path: string, watch: string | u
   switch (method) {
     case 'GET':
     case 'HEAD':
-      verb = name === '' ? (parseBool(watch) ? 'watch' : 'list') : parseBool(watch) ? 'watch' : 'get';
+      verb = name === '' ? (queryBool(watch) ? 'watch' : 'list') : queryBool(watch) ? 'watch' : 'get';
       break;
     case 'POST':
       verb = 'create';

@@ -10,6 +10,7 @@ import type { FastifyReply } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import { fromStoreError } from '../storage/errors.js';
 import { PROTOBUF_MEDIA_TYPE, encodeProtobuf } from './protobuf/index.js';
+import { warningHeaderValues } from './warnings.js';
 
 export type Encoding = 'json' | 'yaml' | 'protobuf';
 
@@ -64,25 +65,67 @@ export function negotiateMedia(accept: string | undefined, options: { readonly p
   return media;
 }
 
-/** Sends `body` with `code` in the negotiated encoding (JSON for a body protobuf cannot encode). */
-export function send(reply: FastifyReply, code: number, body: unknown, encoding: Encoding = 'json'): FastifyReply {
-  if (encoding === 'yaml') return reply.code(code).type('application/yaml').send(toYaml(body));
-  const protobuf = encoding === 'protobuf' ? protobufOrUndefined(body) : undefined;
-  if (protobuf !== undefined) return reply.code(code).type(PROTOBUF_MEDIA_TYPE).send(protobuf);
-  return reply.code(code).type('application/json').send(JSON.stringify(body));
+/**
+ * Sends `body` with `code` in the negotiated encoding (JSON for a body protobuf cannot encode),
+ * with `warnings` as Warning headers (http/warnings.ts). Never throws once called: a body YAML or
+ * protobuf cannot encode goes out as JSON, and a body even JSON cannot encode (a bug) as a Status
+ * saying so with the same code — this runs after the store's commit, where a failure would tell the
+ * client a write failed that did not.
+ */
+export function send(reply: FastifyReply, code: number, body: unknown, encoding: Encoding = 'json', warnings: readonly string[] = []): FastifyReply {
+  const warningValues = warnings.length > 0 ? warningHeaderValues(warnings) : [];
+  if (warningValues.length > 0) reply.header('Warning', warningValues);
+  let payload: string | Buffer;
+  let type = 'application/json';
+  try {
+    if (encoding === 'yaml') {
+      payload = toYaml(body);
+      type = 'application/yaml';
+    } else {
+      const protobuf = encoding === 'protobuf' ? protobufOrUndefined(body) : undefined;
+      if (protobuf !== undefined) type = PROTOBUF_MEDIA_TYPE;
+      payload = protobuf ?? JSON.stringify(body);
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) payload = jsonOrStatus(code, body); // undefined
+    }
+  } catch {
+    type = 'application/json';
+    payload = jsonOrStatus(code, body);
+  }
+  // A Buffer, so Node writes the head apart in latin1, each char one byte: the Warning values' UTF-8
+  // bytes go out as they are (with a string body Node would encode the head as UTF-8 a second time).
+  return reply.code(code).type(type).send(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload);
+}
+
+/** `body` as JSON or, when JSON cannot carry it, a Status with `code` saying the answer could not be encoded. */
+function jsonOrStatus(code: number, body: unknown): string {
+  try {
+    const json = JSON.stringify(body);
+    if (typeof json === 'string') return json;
+  } catch {
+    // fall through
+  }
+  const success = code < 400;
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: success ? 'Success' : 'Failure',
+    message: success ? 'the request succeeded; its answer could not be encoded' : 'the answer could not be encoded',
+    code,
+  });
 }
 
 /**
  * The protobuf encoding of `body`, or undefined (answer JSON) when it has none — or when a field of
  * a stored object has a JSON type its message cannot carry (an object written before validation
- * checked that field): JSON carries it as stored, where protobuf would fail the whole answer.
+ * checked that field, or any other failure of the encoder): JSON carries it as stored, where
+ * protobuf would fail the whole answer.
  */
 function protobufOrUndefined(body: unknown): Buffer | undefined {
   try {
     return encodeProtobuf(body);
-  } catch (err) {
-    if (err instanceof TypeError) return undefined;
-    throw err;
+  } catch {
+    return undefined;
   }
 }
 
@@ -110,15 +153,33 @@ export function toApiError(err: unknown): ApiError {
   return ApiError.internal(err);
 }
 
-/** Sends an error as a Status (JSON, whatever the Accept header said). */
+/**
+ * Sends an error as a Status (JSON, whatever the Accept header said). Never throws: should building
+ * the Status fail, a plain InternalError Status goes out.
+ */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const apiError = toApiError(err);
+  let apiError: ApiError;
+  let body: string;
+  try {
+    apiError = toApiError(err);
+    body = JSON.stringify(apiError.toStatus());
+  } catch {
+    apiError = ApiError.internal(undefined);
+    body = INTERNAL_ERROR_STATUS;
+  }
   const retryAfter = apiError.details?.retryAfterSeconds;
   if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
-  return reply.code(apiError.code).type('application/json').send(JSON.stringify(apiError.toStatus()));
+  return reply.code(apiError.code).type('application/json').send(Buffer.from(body, 'utf8'));
 }
 
-/** The Warning header value for a list of warning texts (RFC 7234 warn-code 299). */
-export function warningHeader(warnings: readonly string[]): string[] {
-  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-}
+/** The Status of a 500 whose cause cannot be told (a last resort; no detail can fail to encode). */
+export const INTERNAL_ERROR_STATUS = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Internal error occurred: the server could not answer the request',
+  reason: 'InternalError',
+  details: {},
+  code: 500,
+});

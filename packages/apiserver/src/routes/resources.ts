@@ -7,9 +7,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeBody } from '../http/body.js';
 import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
-import { parseBool } from '../http/requestinfo.js';
+import { checkListOptions, checkResourceVersion, queryBool, queryInt64, type Query } from '../http/queryparams.js';
 import { PROTOBUF_WATCH_CONTENT_TYPE, hasProtobufMessage, watchEventFrame } from '../http/protobuf/index.js';
-import { negotiateMedia, negotiateOutput, send, warningHeader, type OutputMedia } from '../http/respond.js';
+import { negotiateMedia, negotiateOutput, send, type OutputMedia } from '../http/respond.js';
 import { groupVersion, type ResourceDef } from '../registry/types.js';
 import { applyObject } from '../storage/apply.js';
 import { deleteObject } from '../storage/delete.js';
@@ -20,8 +20,6 @@ import { bindPod, scaleOf, updateScale } from '../storage/subresources.js';
 import { listAsTable, objectAsTable, tableRequest, watchAsTables } from '../tables/index.js';
 import { parseFilter } from '../watchcache/filter.js';
 import { streamWatch } from './watch.js';
-
-type Query = Record<string, string | string[] | undefined>;
 
 export interface ResourceContext {
   readonly storage: ResourceStorage;
@@ -34,6 +32,9 @@ export interface ResourceContext {
   readonly minRequestTimeoutSeconds?: number;
 }
 
+/** The longest watch timeout served: what a Node timer can wait. */
+const MAX_WATCH_TIMEOUT_SECONDS = Math.floor(0x7fffffff / 1000);
+
 /** The first value of a query parameter. */
 function q(query: Query, name: string): string | undefined {
   const v = query[name];
@@ -45,8 +46,8 @@ type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteO
 
 /**
  * dryRun and fieldValidation, validated as Kubernetes validates its CreateOptions, UpdateOptions,
- * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`.
- * (fieldValidation is read case-insensitively, which Kubernetes does not do.)
+ * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`
+ * (fieldValidation is case-sensitive, as in Kubernetes: `strict` is refused).
  */
 function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown, writer: { userAgent?: string | undefined; errors?: FieldError[]; admit?: WriteOptions['admit'] } = {}): WriteOptions {
   const dryRun = query.dryRun;
@@ -64,8 +65,7 @@ function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyD
   const fv = q(query, 'fieldValidation');
   let fieldValidation: FieldValidation | undefined;
   if (fv !== undefined && fv !== '') {
-    const normal = fv.charAt(0).toUpperCase() + fv.slice(1).toLowerCase();
-    if (normal === 'Strict' || normal === 'Warn' || normal === 'Ignore') fieldValidation = normal;
+    if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') fieldValidation = fv;
     else errs.push(FieldError.notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   }
   if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind }, '', errs);
@@ -83,24 +83,22 @@ function patchOptionErrors(query: Query, apply: boolean): FieldError[] {
   return manager === undefined || manager === '' ? [FieldError.required('fieldManager', 'is required for apply patch')] : [];
 }
 
-function positiveInt(query: Query, name: string): number | undefined {
-  const v = q(query, name);
-  if (v === undefined || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw ApiError.badRequest(`invalid ${name} value: ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
 function deleteOptions(body: unknown, query: Query): DeleteOptions {
   const options: DeleteOptions = body !== undefined && typeof body === 'object' && body !== null ? { ...(body as DeleteOptions) } : {};
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw ApiError.badRequest('DeleteOptions must be a JSON object');
-  const grace = positiveInt(query, 'gracePeriodSeconds');
+  const grace = queryInt64(query, 'gracePeriodSeconds');
   if (grace !== undefined) options.gracePeriodSeconds = grace;
   const policy = q(query, 'propagationPolicy');
   if (policy !== undefined) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   const orphan = q(query, 'orphanDependents');
-  if (orphan !== undefined) options.orphanDependents = parseBool(orphan);
+  if (orphan !== undefined) options.orphanDependents = queryBool(orphan);
+  // An int64 grace period can outlast any timestamp (now + 2^63 s): a longer one waits as long as the longest.
+  if (typeof options.gracePeriodSeconds === 'number' && options.gracePeriodSeconds > MAX_GRACE_PERIOD_SECONDS) options.gracePeriodSeconds = MAX_GRACE_PERIOD_SECONDS;
   return options;
 }
+
+/** The longest grace period kept (about 6,300 years): its deletionTimestamp still has a four-digit year. */
+const MAX_GRACE_PERIOD_SECONDS = 200_000_000_000;
 
 /** Answers one resource request. */
 export async function handleResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, ctx: ResourceContext): Promise<unknown> {
@@ -118,10 +116,8 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   const tableVersion = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? media.table : undefined;
   const asTable = tableVersion !== undefined ? tableRequest(def, info.subresource, tableVersion, q(query, 'includeObject')) : undefined;
   const warnings: string[] = [];
-  const finish = (code: number, body: unknown) => {
-    if (warnings.length > 0) reply.header('Warning', warningHeader(warnings));
-    return send(reply, code, body, encoding);
-  };
+  // Answers after a commit too: send never throws (http/respond.ts), so a write it reports is never answered as failed.
+  const finish = (code: number, body: unknown) => send(reply, code, body, encoding, warnings);
   if (!def.namespaced && info.namespace !== '') throw notFoundPath();
   if (def.namespaced && info.name !== '' && info.namespace === '') throw notFoundPath();
   const sub = info.subresource;
@@ -131,6 +127,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
 
   switch (info.verb) {
     case 'get': {
+      checkResourceVersion(q(query, 'resourceVersion'));
       const obj = await storage.get(info.namespace, info.name);
       const body = sub === 'scale' ? scaleOf(obj, def.subresources!.scale!) : obj;
       return finish(200, asTable ? objectAsTable(asTable, body, storage.clock.now()) : body);
@@ -139,7 +136,10 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));
       const rv = q(query, 'resourceVersion');
       const rvMatch = q(query, 'resourceVersionMatch');
-      const limit = positiveInt(query, 'limit');
+      checkListOptions(query);
+      // Kubernetes pages only with a positive limit.
+      const given = queryInt64(query, 'limit');
+      const limit = given !== undefined && given > 0 ? given : undefined;
       const cont = q(query, 'continue');
       validateListOptions({ watch: false, resourceVersion: rv, resourceVersionMatch: rvMatch, continue: cont, sendInitialEvents: q(query, 'sendInitialEvents') });
       const list = await storage.list(info.namespace, {
@@ -157,18 +157,21 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), fieldSelector);
       const rv = q(query, 'resourceVersion');
       const sendInitialEvents = q(query, 'sendInitialEvents');
+      checkListOptions(query);
       validateListOptions({ watch: true, resourceVersion: rv, resourceVersionMatch: q(query, 'resourceVersionMatch'), continue: q(query, 'continue'), sendInitialEvents });
-      const timeoutSeconds = positiveInt(query, 'timeoutSeconds');
+      // At most what a timer can wait (about 24 days); beyond it Node would fire at once.
+      const askedTimeout = queryInt64(query, 'timeoutSeconds');
+      const timeoutSeconds = askedTimeout === undefined ? undefined : Math.min(askedTimeout, MAX_WATCH_TIMEOUT_SECONDS);
       let from = rv === undefined || rv === '' ? undefined : parseResourceVersion(rv);
-      if (sendInitialEvents !== undefined && !parseBool(sendInitialEvents) && (from === undefined || from === 0)) {
+      if (sendInitialEvents !== undefined && !queryBool(sendInitialEvents) && (from === undefined || from === 0)) {
         // sendInitialEvents=false: no synthetic ADDEDs; start at the most recent (unset) or any ("0") resourceVersion.
         from = from === undefined ? await storage.store.currentRevision() : storage.cache.rv;
       }
       const queue = await storage.cache.watch({
         resourceVersion: from,
         filter,
-        sendInitialEvents: parseBool(sendInitialEvents),
-        bookmarks: parseBool(q(query, 'allowWatchBookmarks')),
+        sendInitialEvents: queryBool(sendInitialEvents),
+        bookmarks: queryBool(q(query, 'allowWatchBookmarks')),
       });
       const done = ctx.onWatchStart?.();
       try {
@@ -209,7 +212,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), admit: ctx.admit });
       if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { patchType: type, patch }, options));
       if (type === 'apply') {
-        const force = parseBool(q(query, 'force'));
+        const force = queryBool(q(query, 'force'));
         const applied = await applyObject(storage, info.namespace, info.name, patch, { ...options, force, ...(sub ? { subresource: sub } : {}) });
         return finish(applied.created ? 201 : 200, applied.object);
       }
@@ -230,6 +233,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       });
     }
     case 'deletecollection': {
+      checkListOptions(query);
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       const opts = deleteOptions(body, query);
       const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);

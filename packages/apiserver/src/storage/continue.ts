@@ -15,17 +15,31 @@ export function encodeContinue(token: ContinueToken): string {
   return Buffer.from(JSON.stringify({ v: 1, rv: token.rv, start: token.key }), 'utf8').toString('base64url');
 }
 
-/** Decodes a token; throws BadRequest for anything this server did not issue. */
+/**
+ * Decodes a token; throws BadRequest for anything this server did not issue, with Kubernetes'
+ * message: `invalid continue token: continue key is not valid` and why (the first character that is
+ * no unpadded base64url, a token that is not JSON, another version, no revision or no start key).
+ */
 export function decodeContinue(text: string): ContinueToken {
+  const bad = /[^A-Za-z0-9_-]/.exec(text);
+  if (bad !== null) throw invalidContinue(`illegal base64 data at input byte ${bad.index}`);
+  if (text.length % 4 === 1) throw invalidContinue(`illegal base64 data at input byte ${text.length - 1}`);
+  let parsed: { v?: unknown; rv?: unknown; start?: unknown };
   try {
-    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
-    if (parsed.v === 1 && typeof parsed.rv === 'number' && Number.isSafeInteger(parsed.rv) && parsed.rv > 0 && typeof parsed.start === 'string') {
-      return { rv: parsed.rv, key: parsed.start };
-    }
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as typeof parsed;
   } catch {
-    // fall through
+    throw invalidContinue('the token is not the JSON this server issues');
   }
-  throw ApiError.badRequest(`continue key is not valid: the continue token is malformed`);
+  if (typeof parsed !== 'object' || parsed === null || parsed.v !== 1) throw ApiError.badRequest('invalid continue token: continue key is not valid: server does not recognize this encoded version');
+  if (typeof parsed.rv !== 'number' || !Number.isSafeInteger(parsed.rv) || parsed.rv <= 0) {
+    throw ApiError.badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+  if (typeof parsed.start !== 'string' || parsed.start === '') throw ApiError.badRequest('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+  return { rv: parsed.rv, key: parsed.start };
+}
+
+function invalidContinue(why: string): ApiError {
+  return ApiError.badRequest(`invalid continue token: continue key is not valid: ${why}`);
 }
 
 /** The 410 Kubernetes answers when a continue token's snapshot was compacted. */

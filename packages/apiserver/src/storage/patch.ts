@@ -49,7 +49,7 @@ export async function patchObject(
   for (let attempt = 0; ; attempt++) {
     const { obj: current, kv } = await storage.read(namespace, name);
     if (precondition !== undefined && precondition !== current.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
-    const patched = applyPatch(storage, type, current, patch);
+    const patched = applyPatch(storage, type, current, patch, name);
     const incoming = storage.checkBody(patched, namespace, name);
     // A JSON patch's unknown fields show only in its result (checked once, not on every retry).
     if (type === 'json' && attempt === 0) {
@@ -67,7 +67,7 @@ export async function patchObject(
   }
 }
 
-function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObject, patch: unknown): KubeObject {
+function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObject, patch: unknown, name: string): KubeObject {
   let result: unknown;
   switch (type) {
     case 'merge':
@@ -82,8 +82,9 @@ function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObje
       try {
         result = fastJsonPatch.applyPatch(clone(current), patch as fastJsonPatch.Operation[], true, true).newDocument;
       } catch (err) {
-        if (!(err instanceof fastJsonPatch.JsonPatchError)) throw err;
-        throw jsonPatchNotApplied(err);
+        // Any failure of the patch library is the patch's (a move into its own child, a banned
+        // `__proto__` key throw TypeErrors): Kubernetes answers every patch that does not apply 422.
+        throw jsonPatchNotApplied(err instanceof Error ? err : new Error(String(err)));
       }
       break;
     }
@@ -91,7 +92,22 @@ function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObje
       throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
   }
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw ApiError.badRequest('the patched object is not a JSON object');
+  checkPatchedName(result as KubeObject, name);
   return result as KubeObject;
+}
+
+/**
+ * Kubernetes' checkName on a patch's result: a result without a name (metadata removed, emptied
+ * or nulled, or its name removed) is a 400, as the name cannot be told; a different name is
+ * refused later by checkBody, with Kubernetes' message for it.
+ */
+function checkPatchedName(result: KubeObject, name: string): void {
+  const meta = (result as { metadata?: unknown }).metadata;
+  if (meta !== undefined && meta !== null && (typeof meta !== 'object' || Array.isArray(meta))) return; // checkBody refuses it
+  const patchedName = (meta as { name?: unknown } | null | undefined)?.name;
+  if (patchedName === undefined || patchedName === null || patchedName === '') {
+    throw ApiError.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  }
 }
 
 /**
