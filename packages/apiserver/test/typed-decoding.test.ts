@@ -205,7 +205,7 @@ describe('typed decoding of request bodies', () => {
       await srv.request('POST', DEPLOYMENTS, deploymentJson('strategy2', '"strategy":{"rollingUpdate":{"maxSurge":1.5}}')),
       400,
       'BadRequest',
-      `${deploymentPrefix} number 1.5 into Go struct field RollingUpdate.spec.strategy.rollingUpdate.maxSurge of type intstr.IntOrString`,
+      `${deploymentPrefix} number 1.5 into Go struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type intstr.IntOrString`,
     );
   });
 });
@@ -292,6 +292,29 @@ describe('typed decoding of stored objects', () => {
     assert.equal(await srv.store.get(badKey), undefined, 'gone from the store');
     assertStatus(await srv.request('GET', `${PODS}/bad`), 404, 'NotFound');
     assert.equal(watch.events.length, 2, 'the first watch saw nothing of the malformed object');
+  });
+
+  it('shows a watcher an object that turns malformed in the store as DELETED, and counts that revision', async () => {
+    await using srv = await startTestServer();
+    const created = ok(await srv.request('POST', PODS, podJson('turns', '')), 201);
+    const watch = openWatch(srv.url, `${PODS}?watch=true&resourceVersion=${created.metadata.resourceVersion}`);
+    const key = '/registry/core/pods/default/turns';
+    const kv = (await srv.store.get(key))!;
+    const stored = JSON.parse(kv.value) as { spec: Record<string, unknown> };
+    stored.spec['replicas'] = 1; // unknown fields stay acceptable ...
+    stored.spec['priority'] = 'high'; // ... a wrong type does not
+    await srv.store.update(key, JSON.stringify(stored), kv.modRevision);
+    const gone = await watch.next();
+    assert.equal(gone.type, 'DELETED');
+    assert.equal(gone.object.metadata.name, 'turns');
+    assert.equal(gone.object.spec.priority, created.spec.priority, 'the last good state is what the watcher gets');
+    const status = assertStatus(await srv.request('GET', `${PODS}/turns`), 500, 'InternalError');
+    assert.match(status.message, /cannot unmarshal string into Go struct field PodSpec\.spec\.priority of type int32/);
+    assert.equal(await metric(srv), 'setpoint_storage_malformed_objects_total{resource="pods"} 1');
+    // Writes through the API over it answer the same 500 (nothing decodes it); DELETE removes it.
+    assertStatus(await srv.request('PATCH', `${PODS}/turns`, '{"metadata":{"labels":{"a":"b"}}}', { 'content-type': 'application/merge-patch+json' }), 500, 'InternalError');
+    assert.equal((await srv.request('DELETE', `${PODS}/turns`)).status, 200);
+    assert.equal(await srv.store.get(key), undefined);
   });
 
   it('serves stored objects as they are with checkStoredObjects: false', async () => {

@@ -53,7 +53,7 @@ export function checkTypes(obj: Record<string, unknown>, target: TypeCheckTarget
  */
 export function typeDecodingError(obj: Record<string, unknown>, target: TypeCheckTarget): string | undefined {
   try {
-    walkStruct(obj, target.schema, target.kind, '');
+    walkStruct(obj, { schema: target.schema, field: '', listed: false, parent: undefined, kind: target.kind }, []);
     return undefined;
   } catch (err) {
     if (err instanceof TypeDecodingError) return err.goMessage;
@@ -104,15 +104,69 @@ function shapeOf(schema: Schema): Shape {
 
 const PACKAGELESS = /^[^.[\]]*\./;
 
+/** Go struct names of inline struct schemas that no shape rule derives, by "ParentStruct.field". */
+const FIELD_STRUCTS: Readonly<Record<string, string>> = {
+  'EnvVarSource.configMapKeyRef': 'ConfigMapKeySelector',
+  'EnvVarSource.secretKeyRef': 'SecretKeySelector',
+  'EnvFromSource.configMapRef': 'ConfigMapEnvSource',
+  'EnvFromSource.secretRef': 'SecretEnvSource',
+  'DeploymentStrategy.rollingUpdate': 'RollingUpdateDeployment',
+  'DeploymentStatus.conditions': 'DeploymentCondition',
+  'ReplicaSetStatus.conditions': 'ReplicaSetCondition',
+  'NodeAffinity.requiredDuringSchedulingIgnoredDuringExecution': 'NodeSelector',
+  'NodeAffinity.preferredDuringSchedulingIgnoredDuringExecution': 'PreferredSchedulingTerm',
+  'ContainerState.running': 'ContainerStateRunning',
+  'ContainerState.terminated': 'ContainerStateTerminated',
+  'ContainerState.waiting': 'ContainerStateWaiting',
+  'ContainerStatus.user': 'ContainerUser',
+  'ContainerUser.linux': 'LinuxContainerUser',
+  'ContainerRestartRule.exitCodes': 'ContainerRestartRuleOnExitCodes',
+  'PodSpec.os': 'PodOS',
+  'PodStatus.hostIPs': 'HostIP',
+  'PodStatus.podIPs': 'PodIP',
+  'PodStatus.resourceClaimStatuses': 'PodResourceClaimStatus',
+  'NodeStatus.daemonEndpoints': 'NodeDaemonEndpoints',
+  'NodeDaemonEndpoints.kubeletEndpoint': 'DaemonEndpoint',
+  'NodeStatus.config': 'NodeConfigStatus',
+  'NodeStatus.features': 'NodeFeatures',
+  'NodeSystemInfo.swap': 'NodeSwapStatus',
+  'EphemeralVolumeSource.volumeClaimTemplate': 'PersistentVolumeClaimTemplate',
+  'PersistentVolumeClaimSpec.resources': 'VolumeResourceRequirements',
+};
+
+/** Volume source fields whose Go struct is not simply `<Field>VolumeSource`. */
+const VOLUME_SOURCES: Readonly<Record<string, string>> = {
+  awsElasticBlockStore: 'AWSElasticBlockStoreVolumeSource',
+  cephfs: 'CephFSVolumeSource',
+  csi: 'CSIVolumeSource',
+  fc: 'FCVolumeSource',
+  flexVolume: 'FlexVolumeSource',
+  gcePersistentDisk: 'GCEPersistentDiskVolumeSource',
+  iscsi: 'ISCSIVolumeSource',
+  nfs: 'NFSVolumeSource',
+  rbd: 'RBDVolumeSource',
+  scaleIO: 'ScaleIOVolumeSource',
+  storageos: 'StorageOSVolumeSource',
+  vsphereVolume: 'VsphereVirtualDiskVolumeSource',
+};
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
 /** The name of the Go struct a struct schema decodes into, reached through `field` of `parent`. */
 function structName(schema: Schema, field: string, parent: string, parentIsTop: boolean, listed: boolean): string {
   const recorded = recordedGoType(schema);
   if (recorded !== undefined) return recorded.replace(PACKAGELESS, '');
+  const known = FIELD_STRUCTS[`${parent}.${field}`];
+  if (known !== undefined) return known;
+  if (parent === 'Volume') return VOLUME_SOURCES[field] ?? `${pascal(field)}VolumeSource`;
+  if (parent === 'VolumeProjection') return `${pascal(field)}Projection`;
   if (parentIsTop && (field === 'spec' || field === 'status')) return `${parent}${field === 'spec' ? 'Spec' : 'Status'}`;
   let base = field;
   if (listed && base.endsWith('ies')) base = `${base.slice(0, -3)}y`;
   else if (listed && base.endsWith('s') && !base.endsWith('ss')) base = base.slice(0, -1);
-  return base.charAt(0).toUpperCase() + base.slice(1);
+  return pascal(base);
 }
 
 /** Go's name of the type `schema` decodes into ("int32", "[]v1.Container", "map[string]string"). */
@@ -195,44 +249,68 @@ function zeroValue(schema: Schema): unknown {
 }
 
 /**
- * Checks `value` (not null) against `schema`, replacing nulls inside it; `struct` is the innermost
- * Go struct and `path` the field path (for messages), `field` the last field name.
+ * The struct a walk is in, and how it got there. Struct names are worked out only for a message,
+ * so a walk over a valid object builds no strings.
  */
-function walkValue(value: unknown, schema: Schema, struct: string, path: string, field: string, parentIsTop: boolean, listed: boolean): void {
+interface StructFrame {
+  readonly schema: Schema;
+  /** The field this struct was reached through ('' at the top), and whether through a list. */
+  readonly field: string;
+  readonly listed: boolean;
+  readonly parent: StructFrame | undefined;
+  /** The kind (the top struct's name). */
+  readonly kind: string;
+}
+
+function frameName(frame: StructFrame): string {
+  if (frame.parent === undefined) return frame.kind;
+  return structName(frame.schema, frame.field, frameName(frame.parent), frame.parent.parent === undefined, frame.listed);
+}
+
+/** Throws Go's UnmarshalTypeError for `what` ("object", "number 1.5") found where `schema` belongs. */
+function refuseValue(what: string, schema: Schema, frame: StructFrame, fields: readonly string[], listed: boolean): never {
+  const struct = frameName(frame);
+  const type = goTypeName(schema, fields[fields.length - 1] ?? '', struct, frame.parent === undefined, listed);
+  throw new TypeDecodingError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${fields.join('.')} of type ${type}`);
+}
+
+/**
+ * Checks `value` (not null) against `schema`, replacing nulls inside it. `frame` is the innermost
+ * struct and `fields` the JSON field names from the root (Go's path: list elements and map values
+ * add nothing to it); `listed` says `value` is a list element.
+ */
+function walkValue(value: unknown, schema: Schema, frame: StructFrame, fields: string[], listed: boolean): void {
   const shape = shapeOf(schema);
-  const refuse = (what: string): never => {
-    throw new TypeDecodingError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goTypeName(schema, field, struct, parentIsTop, listed)}`);
-  };
   switch (shape) {
     case 'any':
       return;
     case 'string':
-      if (typeof value !== 'string') refuse(jsonKind(value));
+      if (typeof value !== 'string') refuseValue(jsonKind(value), schema, frame, fields, listed);
       return;
     case 'int32':
     case 'int64':
-      if (typeof value !== 'number') refuse(jsonKind(value));
-      if (!fitsInteger(value as number, shape === 'int32' ? 32 : 64)) refuse(numberText(value as number));
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (!fitsInteger(value as number, shape === 'int32' ? 32 : 64)) refuseValue(numberText(value as number), schema, frame, fields, listed);
       return;
     case 'float64':
-      if (typeof value !== 'number') refuse(jsonKind(value));
-      if (!Number.isFinite(value)) refuse(numberText(value as number));
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields, listed);
       return;
     case 'bool':
-      if (typeof value !== 'boolean') refuse(jsonKind(value));
+      if (typeof value !== 'boolean') refuseValue(jsonKind(value), schema, frame, fields, listed);
       return;
     case 'quantity':
       if (typeof value === 'string') return;
-      if (typeof value !== 'number') refuse(jsonKind(value));
-      if (!Number.isFinite(value)) refuse(numberText(value as number));
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields, listed);
       return;
     case 'intOrString':
       if (typeof value === 'string') return;
-      if (typeof value !== 'number') refuse(jsonKind(value));
-      if (!fitsInteger(value as number, 32)) refuse(numberText(value as number));
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (!fitsInteger(value as number, 32)) refuseValue(numberText(value as number), schema, frame, fields, listed);
       return;
     case 'array': {
-      if (!Array.isArray(value)) refuse(jsonKind(value));
+      if (!Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
       const items = schema.items;
       if (items === undefined) return;
       const list = value as unknown[];
@@ -242,12 +320,12 @@ function walkValue(value: unknown, schema: Schema, struct: string, path: string,
           if (zero !== null) list[i] = zero;
           continue;
         }
-        walkValue(list[i], items, struct, path, field, parentIsTop, true);
+        walkValue(list[i], items, frame, fields, true);
       }
       return;
     }
     case 'map': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(jsonKind(value));
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
       const extra = schema.additionalProperties;
       if (typeof extra !== 'object') return;
       const map = value as Record<string, unknown>;
@@ -257,22 +335,22 @@ function walkValue(value: unknown, schema: Schema, struct: string, path: string,
           if (zero !== null) map[key] = zero;
           continue;
         }
-        walkValue(map[key], extra, struct, path, field, parentIsTop, false);
+        walkValue(map[key], extra, frame, fields, false);
       }
       return;
     }
     case 'struct': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(jsonKind(value));
-      walkStruct(value as Record<string, unknown>, schema, structName(schema, field, struct, parentIsTop, listed), path);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
+      const inner: StructFrame = { schema, field: fields[fields.length - 1] ?? '', listed, parent: frame, kind: frame.kind };
+      walkStruct(value as Record<string, unknown>, inner, fields);
       return;
     }
   }
 }
 
-/** The fields of a struct named `struct` at `path` ('' at the top). */
-function walkStruct(obj: Record<string, unknown>, schema: Schema, struct: string, path: string): void {
-  const props = schema.properties ?? {};
-  const top = path === '';
+/** The fields of the struct `frame` is about. */
+function walkStruct(obj: Record<string, unknown>, frame: StructFrame, fields: string[]): void {
+  const props = frame.schema.properties ?? {};
   for (const key of Object.keys(obj)) {
     const child = Object.hasOwn(props, key) ? props[key] : undefined;
     if (child === undefined) continue; // unknown fields: field validation's business
@@ -283,6 +361,8 @@ function walkStruct(obj: Record<string, unknown>, schema: Schema, struct: string
       continue;
     }
     if (value === undefined) continue;
-    walkValue(value, child, struct, top ? key : `${path}.${key}`, key, top, false);
+    fields.push(key);
+    walkValue(value, child, frame, fields, false);
+    fields.pop();
   }
 }
