@@ -239,6 +239,20 @@ describe('typed decoding of patch and apply results', () => {
     ok(await srv.request('PATCH', `${PODS}/target`, '{"metadata":{"labels":{"a":"b"}}}', { 'content-type': 'application/merge-patch+json' }));
   });
 
+  it('refuses a scale that does not fit the kind (replicas outside int32)', async () => {
+    await using srv = await startTestServer();
+    ok(await srv.request('POST', DEPLOYMENTS, deploymentJson('scaled', '"replicas":1')), 201);
+    const scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: 2 ** 40 } };
+    assertStatus(
+      await srv.request('PUT', `${DEPLOYMENTS}/scaled/scale`, scale),
+      400,
+      'BadRequest',
+      `${deploymentPrefix} number 1099511627776 into Go struct field DeploymentSpec.spec.replicas of type int32`,
+    );
+    assert.equal(ok(await srv.request('GET', `${DEPLOYMENTS}/scaled`)).spec.replicas, 1);
+    assert.equal(ok(await srv.request('PUT', `${DEPLOYMENTS}/scaled/scale`, { ...scale, spec: { replicas: 3 } })).spec.replicas, 3);
+  });
+
   it('refuses a PUT whose spec has a wrong type', async () => {
     await using srv = await startTestServer();
     const created = ok(await srv.request('POST', DEPLOYMENTS, deploymentJson('put', '"replicas":1')), 201);

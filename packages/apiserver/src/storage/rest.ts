@@ -119,9 +119,9 @@ export class ResourceStorage {
   }
 
   /**
-   * The stored object for a DELETE, which must work on a malformed one: that one reads as just
-   * its identity (name, namespace and, if they are strings, uid and finalizers-free metadata), so
-   * it is removed at once, with no grace period or finalizers read from fields that do not decode.
+   * The stored object for a DELETE, which must work on a malformed one: that one reads as its
+   * identity only (name, namespace, resourceVersion and its uid when that is a string), so it is
+   * removed at once — no grace period or finalizers are read from fields that do not decode.
    */
   async readForDelete(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue }> {
     const kv = await this.readKv(namespace, name);
@@ -315,6 +315,9 @@ export class ResourceStorage {
    * and no finalizer is left.
    */
   async write(namespace: string, name: string, next: KubeObject, old: KubeObject, kv: KeyValue, options: WriteOptions & { subresource?: string }): Promise<KubeObject> {
+    // Every write's result decodes (PUT, PATCH and apply bodies were checked already; this also
+    // holds what subresources such as scale write).
+    if (this.def.custom !== true) checkTypes(next as unknown as Record<string, unknown>, this.def);
     const ctx = this.ctx(namespace);
     const status = options.subresource === 'status' || options.subresource === 'finalize';
     this.def.strategy.normalize?.(next);
