@@ -331,6 +331,22 @@ describe('typed decoding of stored objects', () => {
     assert.equal(await srv.store.get(key), undefined);
   });
 
+  it('treats a stored value that is not a JSON object, or whose metadata is not one, the same way', async () => {
+    await using srv = await startTestServer();
+    await srv.store.create('/registry/core/configmaps/default/garbage', '{"metadata":');
+    await srv.store.create('/registry/core/configmaps/default/meta', '{"metadata":"x","data":{}}');
+    ok(await srv.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'fine' } }), 201);
+    assertStatus(await srv.request('GET', '/api/v1/namespaces/default/configmaps/garbage'), 500, 'InternalError', /\/registry\/core\/configmaps\/default\/garbage/);
+    assertStatus(await srv.request('GET', '/api/v1/namespaces/default/configmaps/meta'), 500, 'InternalError', /metadata is not a JSON object/);
+    for (const query of ['', '?resourceVersion=0']) {
+      const list = ok(await srv.request('GET', `/api/v1/namespaces/default/configmaps${query}`));
+      assert.deepEqual(list.items.map((c: { metadata: { name: string } }) => c.metadata.name), ['fine']);
+    }
+    assert.equal((await srv.request('DELETE', '/api/v1/namespaces/default/configmaps/garbage')).status, 200);
+    assert.equal((await srv.request('DELETE', '/api/v1/namespaces/default/configmaps/meta')).status, 200);
+    assert.equal(await srv.store.get('/registry/core/configmaps/default/garbage'), undefined);
+  });
+
   it('serves stored objects as they are with checkStoredObjects: false', async () => {
     await using srv = await startTestServer({ checkStoredObjects: false });
     await srv.store.create(badKey, badPod);

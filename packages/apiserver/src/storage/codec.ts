@@ -114,7 +114,11 @@ export class StoredObjectDecoder {
     }
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new MalformedObjectError(kv.key, kv.modRevision, 'not a JSON object');
     const record = obj as Record<string, unknown>;
-    if (typeof record['metadata'] !== 'object' || record['metadata'] === null || Array.isArray(record['metadata'])) record['metadata'] = {};
+    if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
+    if (typeof record['metadata'] !== 'object' || Array.isArray(record['metadata'])) {
+      if (this.check) throw new MalformedObjectError(kv.key, kv.modRevision, 'metadata is not a JSON object');
+      record['metadata'] = {};
+    }
     if (this.check && def.custom !== true) {
       const reason = typeDecodingError(record, def);
       if (reason !== undefined) throw new MalformedObjectError(kv.key, kv.modRevision, reason);
