@@ -47,7 +47,7 @@ import { handlePodLog, type KubeletClientOptions } from './routes/podlog.js';
 import { handleResource, notFoundPath } from './routes/resources.js';
 import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
 import { handleTokenRequest } from './routes/tokenrequest.js';
-import { objectKey } from './storage/codec.js';
+import { objectKey, StoredObjectDecoder } from './storage/codec.js';
 import { ResourceStorage, type WriteOptions } from './storage/rest.js';
 import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
 
@@ -113,6 +113,12 @@ export interface ApiServerOptions {
    * (sign-in links still work).
    */
   readonly dashboard?: DashboardSessionOptions & { readonly dir?: string | undefined };
+  /**
+   * Check objects read back from the store with typed decoding (default true): a malformed one
+   * answers GET with 500 and is left out of lists and watches. false serves stored objects as
+   * they are, as an older or buggy API server would (tests of what controllers do with them).
+   */
+  readonly checkStoredObjects?: boolean;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -136,6 +142,8 @@ export class ApiServer {
   private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly logger: Logger;
+  /** Decodes objects read back from the store (typed decoding unless checkStoredObjects is false). */
+  private readonly storedObjects: StoredObjectDecoder;
   private compactor: Compactor | undefined;
   private crdController: CrdController | undefined;
   /** Authorization of authenticated requests; undefined when every request is allowed. */
@@ -162,6 +170,7 @@ export class ApiServer {
   private constructor(private readonly options: ApiServerOptions) {
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
+    this.storedObjects = new StoredObjectDecoder({ check: options.checkStoredObjects ?? true, logger: this.logger, registry: this.metrics.registry });
     this.registry = new Registry(options.resources ?? builtinResources);
     this.openapi = new OpenApiDocuments(this.registry);
     setMaxListeners(0, this.stopping.signal); // one listener per open watch
@@ -274,8 +283,8 @@ export class ApiServer {
   }
 
   private addStorage(def: ResourceDef): void {
-    const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, ...this.options.watchCache });
-    this.storages.set(def, new ResourceStorage(def, this.options.store, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock));
+    const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
+    this.storages.set(def, new ResourceStorage(def, this.options.store, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock, this.storedObjects));
   }
 
   /** Serves the kinds of stored CustomResourceDefinitions and follows their changes (when CRDs are served). */
@@ -306,8 +315,8 @@ export class ApiServer {
     const fresh: ResourceStorage[] = [];
     for (const def of defs) {
       const kept = old.find((o) => same(o, def));
-      const cache = kept !== undefined ? this.storages.get(kept)!.cache : new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, ...this.options.watchCache });
-      const storage = new ResourceStorage(def, this.options.store, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock);
+      const cache = kept !== undefined ? this.storages.get(kept)!.cache : new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
+      const storage = new ResourceStorage(def, this.options.store, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock, this.storedObjects);
       if (kept === undefined) fresh.push(storage);
       this.storages.set(def, storage);
     }

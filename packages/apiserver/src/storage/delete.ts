@@ -29,7 +29,7 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
   const { def, gr } = storage;
   const policy = propagationPolicy(options);
   for (let attempt = 0; ; attempt++) {
-    const { obj: current, kv } = await storage.read(namespace, name);
+    const { obj: current, kv } = await storage.readForDelete(namespace, name);
     const pre = options.preconditions;
     if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== current.metadata.uid) {
       throw ApiError.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);

@@ -25,13 +25,13 @@ import {
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
 import { addDefaultTolerations } from '../admission/tolerations.js';
-import { checkObjectMetaTypes } from '../registry/metatypes.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
+import { checkTypes } from '../registry/typecheck.js';
 import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
 import type { WatchCache } from '../watchcache/cache.js';
 import { matchesFilter, type ObjectFilter } from '../watchcache/filter.js';
-import { collectionPrefix, decode, encode, objectKey } from './codec.js';
+import { collectionPrefix, decode, encode, MalformedObjectError, objectKey, uncheckedDecoder, type StoredObjectDecoder } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
 import { clone, jsonEqual } from './equal.js';
 import { fromStoreError } from './errors.js';
@@ -92,6 +92,8 @@ export class ResourceStorage {
     readonly cache: WatchCache,
     private readonly namespaceCheck: NamespaceCheck,
     readonly clock: Clock = realClock,
+    /** How objects read back from the store are decoded (typed decoding of stored objects). */
+    readonly decoder: StoredObjectDecoder = uncheckedDecoder,
   ) {
     this.gr = { group: def.group, resource: def.resource };
   }
@@ -104,8 +106,44 @@ export class ResourceStorage {
     return { now: rfc3339(this.clock.now()), namespace };
   }
 
-  /** The stored object and its store version; 404 when absent. */
+  /** The stored object and its store version; 404 when absent, 500 InternalError when it does not decode. */
   async read(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue }> {
+    const kv = await this.readKv(namespace, name);
+    try {
+      return { obj: this.decoder.decode(this.def, kv), kv };
+    } catch (err) {
+      if (!(err instanceof MalformedObjectError)) throw err;
+      this.decoder.report(this.def, err);
+      throw err.toApiError();
+    }
+  }
+
+  /**
+   * The stored object for a DELETE, which must work on a malformed one: that one reads as its
+   * identity only (name, namespace, resourceVersion and its uid when that is a string), so it is
+   * removed at once — no grace period or finalizers are read from fields that do not decode.
+   */
+  async readForDelete(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue }> {
+    const kv = await this.readKv(namespace, name);
+    try {
+      return { obj: this.decoder.decode(this.def, kv), kv };
+    } catch (err) {
+      if (!(err instanceof MalformedObjectError)) throw err;
+      this.decoder.report(this.def, err);
+      let uid: unknown;
+      try {
+        uid = (JSON.parse(kv.value) as { metadata?: { uid?: unknown } }).metadata?.uid;
+      } catch {
+        uid = undefined;
+      }
+      const metadata: KubeObject['metadata'] = { name, resourceVersion: String(kv.modRevision) };
+      if (this.def.namespaced) metadata.namespace = namespace;
+      if (typeof uid === 'string') metadata.uid = uid;
+      return { obj: { apiVersion: groupVersion(this.def), kind: this.def.kind, metadata }, kv };
+    }
+  }
+
+  private async readKv(namespace: string, name: string): Promise<KeyValue> {
     let kv: KeyValue | undefined;
     try {
       kv = await this.store.get(this.key(namespace, name));
@@ -113,7 +151,7 @@ export class ResourceStorage {
       throw fromStoreError(err, this.gr, name);
     }
     if (kv === undefined) throw ApiError.notFound(this.gr, name);
-    return { obj: decode(this.def, kv), kv };
+    return kv;
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
@@ -167,8 +205,8 @@ export class ResourceStorage {
             break;
           }
           lastKey = kv.key;
-          const obj = decode(this.def, kv);
-          if (matchesFilter(this.def, options.filter, obj)) items.push(obj);
+          const obj = this.decoder.decodeOrSkip(this.def, kv);
+          if (obj !== undefined && matchesFilter(this.def, options.filter, obj)) items.push(obj);
         }
         if (stopped || !page.more) break;
         if (limit > 0 && items.length >= limit) {
@@ -277,6 +315,9 @@ export class ResourceStorage {
    * and no finalizer is left.
    */
   async write(namespace: string, name: string, next: KubeObject, old: KubeObject, kv: KeyValue, options: WriteOptions & { subresource?: string }): Promise<KubeObject> {
+    // Every write's result decodes (PUT, PATCH and apply bodies were checked already; this also
+    // holds what subresources such as scale write).
+    if (this.def.custom !== true) checkTypes(next as unknown as Record<string, unknown>, this.def);
     const ctx = this.ctx(namespace);
     const status = options.subresource === 'status' || options.subresource === 'finalize';
     this.def.strategy.normalize?.(next);
@@ -335,7 +376,8 @@ export class ResourceStorage {
     const obj = clone(body);
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
     if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw ApiError.badRequest('metadata must be an object');
-    checkObjectMetaTypes(obj.metadata as Record<string, unknown>, this.def.kind, this.def.version);
+    // Typed decoding (built-in kinds; custom resources are checked against their CRD's schema).
+    if (this.def.custom !== true) checkTypes(obj as unknown as Record<string, unknown>, this.def);
     const gv = groupVersion(this.def);
     if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== gv) {
       throw ApiError.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);

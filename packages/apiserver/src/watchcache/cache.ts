@@ -24,7 +24,7 @@
 import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import { isStoreError, type Store, type WatchEvent } from '@setpoint/store';
 import type { ResourceDef } from '../registry/types.js';
-import { decode, decodePrev, objectKey, resourcePrefix } from '../storage/codec.js';
+import { objectKey, resourcePrefix, uncheckedDecoder, type StoredObjectDecoder } from '../storage/codec.js';
 import { isNamespaceOnly, matchesFilter, type ObjectFilter } from './filter.js';
 import { EventQueue } from './queue.js';
 
@@ -78,6 +78,8 @@ export interface WatchCacheOptions {
   readonly waitForFreshMs?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** How stored objects are decoded (typed decoding; malformed ones left out). Default: unchecked. */
+  readonly decoder?: StoredObjectDecoder;
 }
 
 export interface CacheWatchOptions {
@@ -117,6 +119,7 @@ export class WatchCache {
   private readonly waitForFreshMs: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly decoder: StoredObjectDecoder;
   private readonly abort = new AbortController();
   private readyPromise: Promise<void> | undefined;
   private bookmarkTimer: NodeJS.Timeout | undefined;
@@ -135,6 +138,7 @@ export class WatchCache {
     this.waitForFreshMs = options.waitForFreshMs ?? 3_000;
     this.clock = options.clock ?? realClock;
     this.logger = (options.logger ?? silentLogger).child({ component: 'watchcache', resource: def.resource });
+    this.decoder = options.decoder ?? uncheckedDecoder;
   }
 
   /** Lists the kind and starts following the store. Resolves once the cache holds the list. */
@@ -251,7 +255,10 @@ export class WatchCache {
     for (;;) {
       const page = await this.store.list(this.prefix, { limit: 1000, ...(revision === undefined ? {} : { revision }), ...(after === undefined ? {} : { after }) });
       revision = page.revision;
-      for (const kv of page.items) this.objects.set(kv.key, Object.freeze(decode(this.def, kv)));
+      for (const kv of page.items) {
+        const obj = this.decoder.decodeOrSkip(this.def, kv);
+        if (obj !== undefined) this.objects.set(kv.key, Object.freeze(obj));
+      }
       if (!page.more || page.items.length === 0) break;
       after = page.items[page.items.length - 1]!.key;
     }
@@ -305,7 +312,7 @@ export class WatchCache {
     }
     let cacheEvent: CacheEvent;
     if (event.type === 'delete') {
-      const last = decodePrev(this.def, event.prev, event.revision);
+      const last = this.decoder.decodePrev(this.def, event.prev, event.revision);
       const existing = this.objects.get(event.key);
       this.objects.delete(event.key);
       const object = last ?? existing;
@@ -316,10 +323,22 @@ export class WatchCache {
       const deleted = Object.freeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(event.revision) } });
       cacheEvent = { type: 'DELETED', object: deleted, prev: object, rv: event.revision };
     } else {
-      const object = Object.freeze(decode(this.def, event.kv));
-      const prev = this.objects.get(event.kv.key) ?? (event.type === 'update' ? decodePrev(this.def, event.prev, event.revision) : undefined);
-      this.objects.set(event.kv.key, object);
-      cacheEvent = { type: event.type === 'create' ? 'ADDED' : 'MODIFIED', object, prev, rv: event.revision };
+      const decoded = this.decoder.decodeOrSkip(this.def, event.kv);
+      const prev = this.objects.get(event.kv.key) ?? (event.type === 'update' ? this.decoder.decodePrev(this.def, event.prev, event.revision) : undefined);
+      if (decoded === undefined) {
+        // Malformed (reported by the decoder): left out; watchers that saw it see it go.
+        this.objects.delete(event.kv.key);
+        if (prev === undefined) {
+          this.advance(event.revision);
+          return;
+        }
+        const gone = Object.freeze({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.revision) } });
+        cacheEvent = { type: 'DELETED', object: gone, prev, rv: event.revision };
+      } else {
+        const object = Object.freeze(decoded);
+        this.objects.set(event.kv.key, object);
+        cacheEvent = { type: event.type === 'create' ? 'ADDED' : 'MODIFIED', object, prev, rv: event.revision };
+      }
     }
     this.window.push(cacheEvent);
     if (this.window.length - this.windowHead > this.windowSize) {
@@ -432,7 +451,8 @@ export class WatchCache {
             queue.push(new WatchLine('BOOKMARK', { ...this.bookmarkObject(false), metadata: { resourceVersion: String(event.revision) } }));
             continue;
           }
-          const line = present(this.def, options.filter, toCacheEvent(this.def, event));
+          const cacheEvent = toCacheEvent(this.def, this.decoder, event);
+          const line = cacheEvent === undefined ? undefined : present(this.def, options.filter, cacheEvent);
           if (line !== undefined && !queue.push(line)) return;
           // Pull from the store only as fast as the watcher reads: history of any length is
           // replayed at its pace; live events wait in the store's buffer, bounded by maxQueued.
@@ -453,14 +473,19 @@ export class WatchCache {
   }
 }
 
-function toCacheEvent(def: ResourceDef, event: Exclude<WatchEvent, { type: 'progress' }>): CacheEvent {
+/** A store event as the cache presents it; undefined when it is about a malformed object only. */
+function toCacheEvent(def: ResourceDef, decoder: StoredObjectDecoder, event: Exclude<WatchEvent, { type: 'progress' }>): CacheEvent | undefined {
   if (event.type === 'delete') {
-    const last = decodePrev(def, event.prev, event.revision)!;
+    const last = decoder.decodePrev(def, event.prev, event.revision);
+    if (last === undefined) return undefined;
     const object = { ...last, metadata: { ...last.metadata, resourceVersion: String(event.revision) } };
     return { type: 'DELETED', object, prev: last, rv: event.revision };
   }
-  const object = decode(def, event.kv);
-  const prev = event.type === 'update' ? decodePrev(def, event.prev, event.revision) : undefined;
+  const object = decoder.decodeOrSkip(def, event.kv);
+  const prev = event.type === 'update' ? decoder.decodePrev(def, event.prev, event.revision) : undefined;
+  if (object === undefined) {
+    return prev === undefined ? undefined : { type: 'DELETED', object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.revision) } }, prev, rv: event.revision };
+  }
   return { type: event.type === 'create' ? 'ADDED' : 'MODIFIED', object, prev, rv: event.revision };
 }
 

@@ -21,6 +21,8 @@ export interface ControlPlaneOptions {
   readonly watchCache?: WatchCacheOptions;
   /** Store compaction; default off (tests compact by hand with `store.compact`). */
   readonly compaction?: ApiServerOptions['compaction'];
+  /** Typed decoding of stored objects (ApiServerOptions.checkStoredObjects); default true. */
+  readonly checkStoredObjects?: boolean;
 }
 
 export interface ControlPlane extends AsyncDisposable {
@@ -48,6 +50,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     host: '127.0.0.1',
     compaction: options.compaction ?? false,
     ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+    ...(options.checkStoredObjects !== undefined ? { checkStoredObjects: options.checkStoredObjects } : {}),
   });
   let server = await ApiServer.start(serverOptions(0));
   const port = server.port;

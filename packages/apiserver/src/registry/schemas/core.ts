@@ -21,6 +21,7 @@ import {
   stringMapField,
   timeField,
 } from './meta.js';
+import { goType } from './gotypes.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared parts
@@ -36,7 +37,7 @@ export const objectReferenceSchema: Schema = {
     name: stringField('Name of the referent.'),
     namespace: stringField('Namespace of the referent.'),
     resourceVersion: stringField('The resourceVersion the reference was made at.'),
-    uid: stringField('UID of the referent.'),
+    uid: goType('types.UID', stringField('UID of the referent.')),
   },
   'x-kubernetes-map-type': 'atomic',
 };
@@ -140,21 +141,21 @@ export const eventSchema: Schema = kindSchema({
     count: int32Field('The number of times this event has occurred.'),
     eventTime: microTimeField('When this event was first observed.'),
     firstTimestamp: timeField('When the event was first recorded.'),
-    involvedObject: { ...objectReferenceSchema, description: 'The object this event is about.' },
+    involvedObject: goType('v1.ObjectReference', { ...objectReferenceSchema, description: 'The object this event is about.' }),
     lastTimestamp: timeField('When the most recent occurrence of this event was recorded.'),
     message: stringField('A human-readable description of the status of this operation.'),
     reason: stringField('A short, machine-understandable reason for the transition.'),
-    related: { ...objectReferenceSchema, description: 'A secondary object for more complex actions.' },
+    related: goType('v1.ObjectReference', { ...objectReferenceSchema, description: 'A secondary object for more complex actions.' }),
     reportingComponent: stringField('The controller that emitted this event, e.g. "kubernetes.io/kubelet".', { default: '' }),
     reportingInstance: stringField('The ID of the controller instance, e.g. "kubelet-xyzf".', { default: '' }),
-    series: objectField('Data about the event series this event represents.', {
+    series: goType('v1.EventSeries', objectField('Data about the event series this event represents.', {
       count: int32Field('Number of occurrences in this series up to the last heartbeat time.'),
       lastObservedTime: microTimeField('When the last event of the series was observed.'),
-    }),
-    source: objectField('The component reporting this event.', {
+    })),
+    source: goType('v1.EventSource', objectField('The component reporting this event.', {
       component: stringField('Component from which the event is generated.'),
       host: stringField('Node name on which the event is generated.'),
-    }),
+    })),
     type: stringField('Type of this event (Normal, Warning).'),
   },
 });
@@ -331,3 +332,16 @@ export const nodeSchema: Schema = kindSchema({
     status: nodeStatusSchema,
   },
 });
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.ObjectReference', objectReferenceSchema);
+goType('v1.LocalObjectReference', localObjectReferenceSchema);
+goType('v1.Taint', taintSchema);
+goType('v1.NamespaceCondition', namespaceConditionSchema);
+goType('v1.ConfigMapNodeConfigSource', configMapNodeConfigSourceSchema);
+goType('v1.NodeConfigSource', nodeConfigSourceSchema);
+goType('v1.NodeSpec', nodeSpecSchema);
+goType('v1.NodeCondition', nodeConditionSchema);
+goType('v1.NodeAddress', nodeAddressSchema);
+goType('v1.NodeSystemInfo', nodeSystemInfoSchema);
+goType('v1.NodeStatus', nodeStatusSchema);

@@ -9,6 +9,7 @@
  * The exported schema objects are shared between kinds: treat them as read-only.
  */
 import type { Schema } from '@setpoint/api';
+import { goType } from './gotypes.js';
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -35,12 +36,12 @@ export function booleanField(description: string): Schema {
 
 /** A metav1.Time field: RFC 3339 with seconds precision ("2026-11-29T15:47:44Z"). */
 export function timeField(description: string): Schema {
-  return { type: 'string', format: 'date-time', description };
+  return goType('v1.Time', { type: 'string', format: 'date-time', description });
 }
 
 /** A metav1.MicroTime field: RFC 3339 with microseconds ("2026-11-29T15:47:44.123456Z"). */
 export function microTimeField(description: string): Schema {
-  return { type: 'string', format: 'date-time', description };
+  return goType('v1.MicroTime', { type: 'string', format: 'date-time', description });
 }
 
 /** A map of string to string (labels, annotations, ConfigMap data). */
@@ -60,7 +61,7 @@ export function quantityField(description: string): Schema {
 
 /** A map of resource name to Quantity (capacity, allocatable, requests). */
 export function quantityMapField(description: string): Schema {
-  return { type: 'object', description, additionalProperties: quantityField('A resource quantity.') };
+  return goType('v1.ResourceList', { type: 'object', description, additionalProperties: quantityField('A resource quantity.') });
 }
 
 /** An atomic list of strings (replaced whole by a strategic merge patch). */
@@ -119,7 +120,7 @@ export const ownerReferenceSchema: Schema = {
     controller: booleanField('This reference points to the managing controller.'),
     kind: stringField('Kind of the owner.', { default: '' }),
     name: stringField('Name of the owner.', { default: '' }),
-    uid: stringField('UID of the owner.', { default: '' }),
+    uid: goType('types.UID', stringField('UID of the owner.', { default: '' })),
   },
   'x-kubernetes-map-type': 'atomic',
 };
@@ -131,11 +132,11 @@ export const managedFieldsEntrySchema: Schema = {
   properties: {
     apiVersion: stringField('The version of the resource the field set applies to.'),
     fieldsType: stringField('The format of the fields field; the only one is "FieldsV1".'),
-    fieldsV1: {
+    fieldsV1: goType('v1.FieldsV1', {
       type: 'object',
       description: 'The field set, in the FieldsV1 format.',
       'x-kubernetes-preserve-unknown-fields': true,
-    },
+    }),
     manager: stringField('The identifier of the workflow managing these fields.'),
     operation: stringField('The operation that made this entry: "Apply" or "Update".'),
     subresource: stringField('The subresource used to update the object, empty for the main resource.'),
@@ -168,7 +169,7 @@ export const objectMetaSchema: Schema = {
     ownerReferences: mapList('Objects this object depends on; garbage collected when all owners are gone.', ownerReferenceSchema, 'uid'),
     resourceVersion: stringField('An opaque value for optimistic concurrency and watches. Read-only.'),
     selfLink: stringField('Deprecated; not set by the server. Read-only.'),
-    uid: stringField('Unique in time and space; set by the server on creation. Read-only.'),
+    uid: goType('types.UID', stringField('Unique in time and space; set by the server on creation. Read-only.')),
   },
 };
 
@@ -224,6 +225,14 @@ export const conditionSchema: Schema = {
     type: stringField('The type of condition, in CamelCase or foo.example.com/CamelCase.', { default: '' }),
   },
 };
+
+goType('v1.OwnerReference', ownerReferenceSchema);
+goType('v1.ManagedFieldsEntry', managedFieldsEntrySchema);
+goType('v1.ObjectMeta', objectMetaSchema);
+goType('v1.ListMeta', listMetaSchema);
+goType('v1.LabelSelectorRequirement', labelSelectorRequirementSchema);
+goType('v1.LabelSelector', labelSelectorSchema);
+goType('v1.Condition', conditionSchema);
 
 /** A list of metav1.Condition merged by type (as the built-in kinds publish them). */
 export function conditionsField(description: string): Schema {

@@ -16,6 +16,7 @@ import {
   quantityField,
   stringField,
 } from './meta.js';
+import { goType } from './gotypes.js';
 
 // ---------------------------------------------------------------------------------------------
 // Scalars Kubernetes gives special treatment
@@ -30,7 +31,7 @@ export function quantity(description: string): Schema {
 
 /** A ResourceList: resource name → quantity. */
 export function resourceList(description: string): Schema {
-  return { type: 'object', description, additionalProperties: quantity('A resource quantity.') };
+  return goType('v1.ResourceList', { type: 'object', description, additionalProperties: quantity('A resource quantity.') });
 }
 
 /** An intstr.IntOrString field: an integer or a string (a port name, a percentage). */
@@ -412,3 +413,32 @@ export const ephemeralContainerSchema: Schema = objectField(
   },
   ['name'],
 );
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.ObjectFieldSelector', objectFieldSelectorSchema);
+goType('v1.ResourceFieldSelector', resourceFieldSelectorSchema);
+goType('v1.EnvVarSource', envVarSourceSchema);
+goType('v1.EnvVar', envVarSchema);
+goType('v1.EnvFromSource', envFromSourceSchema);
+goType('v1.ContainerPort', containerPortSchema);
+goType('v1.ResourceClaim', resourceClaimSchema);
+goType('v1.ResourceRequirements', resourceRequirementsSchema);
+goType('v1.ContainerResizePolicy', containerResizePolicySchema);
+goType('v1.ContainerRestartRule', containerRestartRuleSchema);
+goType('v1.VolumeMount', volumeMountSchema);
+goType('v1.VolumeDevice', volumeDeviceSchema);
+goType('v1.ExecAction', execActionSchema);
+goType('v1.HTTPGetAction', httpGetActionSchema);
+goType('v1.TCPSocketAction', tcpSocketActionSchema);
+goType('v1.GRPCAction', grpcActionSchema);
+goType('v1.SleepAction', sleepActionSchema);
+goType('v1.Probe', probeSchema);
+goType('v1.LifecycleHandler', lifecycleHandlerSchema);
+goType('v1.Lifecycle', lifecycleSchema);
+goType('v1.SELinuxOptions', seLinuxOptionsSchema);
+goType('v1.WindowsOptions', windowsOptionsSchema);
+goType('v1.SeccompProfile', seccompProfileSchema);
+goType('v1.AppArmorProfile', appArmorProfileSchema);
+goType('v1.SecurityContext', securityContextSchema);
+goType('v1.Container', containerSchema);
+goType('v1.EphemeralContainer', ephemeralContainerSchema);

@@ -34,6 +34,7 @@ import {
   windowsOptionsSchema,
 } from './pod-container.js';
 import { localObjectReferenceSchema, volumeSchema } from './pod-volume.js';
+import { goType } from './gotypes.js';
 
 // ---------------------------------------------------------------------------------------------
 // Affinity
@@ -429,3 +430,22 @@ export const podStatusSchema: Schema = objectField('The observed state of a pod,
     'x-kubernetes-list-map-keys': ['name'],
   },
 });
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.NodeSelectorRequirement', nodeSelectorRequirementSchema);
+goType('v1.NodeSelectorTerm', nodeSelectorTermSchema);
+goType('v1.PodAffinityTerm', podAffinityTermSchema);
+goType('v1.WeightedPodAffinityTerm', weightedPodAffinityTermSchema);
+goType('v1.Affinity', affinitySchema);
+goType('v1.Toleration', tolerationSchema);
+goType('v1.TopologySpreadConstraint', topologySpreadConstraintSchema);
+goType('v1.PodSecurityContext', podSecurityContextSchema);
+goType('v1.HostAlias', hostAliasSchema);
+goType('v1.PodDNSConfig', podDNSConfigSchema);
+goType('v1.PodResourceClaim', podResourceClaimSchema);
+goType('v1.PodSpec', podSpecSchema);
+goType('v1.PodTemplateSpec', podTemplateSpecSchema);
+goType('v1.ContainerState', containerStateSchema);
+goType('v1.ContainerStatus', containerStatusSchema);
+goType('v1.PodCondition', podConditionSchema);
+goType('v1.PodStatus', podStatusSchema);

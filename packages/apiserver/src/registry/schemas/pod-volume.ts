@@ -7,6 +7,7 @@
 import type { Schema } from '@setpoint/api';
 import { atomicList, atomicStringList, booleanField, int32Field, int64Field, labelSelectorSchema, objectField, objectMetaSchema, stringField, stringMapField } from './meta.js';
 import { atomicObject, objectFieldSelectorSchema, quantity, requiredInt32, requiredString, resourceFieldSelectorSchema, resourceList } from './pod-container.js';
+import { goType } from './gotypes.js';
 
 /** core/v1 LocalObjectReference: a name in the same namespace; atomic. */
 export const localObjectReferenceSchema: Schema = atomicObject(
@@ -378,3 +379,11 @@ export const volumeSchema: Schema = objectField(
   { name: requiredString('Name of the volume: a DNS label, unique in the pod.'), ...sources },
   ['name'],
 );
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.LocalObjectReference', localObjectReferenceSchema);
+goType('v1.KeyToPath', keyToPathSchema);
+goType('v1.DownwardAPIVolumeFile', downwardAPIVolumeFileSchema);
+goType('v1.VolumeProjection', volumeProjectionSchema);
+goType('v1.PersistentVolumeClaimSpec', persistentVolumeClaimSpecSchema);
+goType('v1.Volume', volumeSchema);

@@ -5,6 +5,7 @@
  */
 import type { Schema } from '@setpoint/api';
 import { atomicList, atomicStringList, kindSchema, labelSelectorSchema, objectField, stringField } from './meta.js';
+import { goType } from './gotypes.js';
 
 const GROUP = 'rbac.authorization.k8s.io';
 
@@ -95,3 +96,8 @@ export const clusterRoleBindingSchema: Schema = kindSchema({
   properties: { roleRef: roleRefSchema, subjects },
   required: ['roleRef'],
 });
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.PolicyRule', policyRuleSchema);
+goType('v1.Subject', subjectSchema);
+goType('v1.RoleRef', roleRefSchema);

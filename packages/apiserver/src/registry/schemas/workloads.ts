@@ -18,6 +18,7 @@ import {
 } from './meta.js';
 import { atomicObject, intOrString, requiredString } from './pod-container.js';
 import { podSpecSchema, podStatusSchema, podTemplateSpecSchema } from './pod-spec.js';
+import { goType } from './gotypes.js';
 
 export { podSpecSchema, podStatusSchema, podTemplateSpecSchema } from './pod-spec.js';
 
@@ -185,3 +186,11 @@ export const scaleSchema: Schema = kindSchema({
     ),
   },
 });
+
+// Go type names, for typed decoding's messages (registry/typecheck.ts).
+goType('v1.ObjectReference', objectReferenceSchema);
+goType('v1.ReplicaSetSpec', replicaSetSpecSchema);
+goType('v1.ReplicaSetStatus', replicaSetStatusSchema);
+goType('v1.DeploymentStrategy', deploymentStrategySchema);
+goType('v1.DeploymentSpec', deploymentSpecSchema);
+goType('v1.DeploymentStatus', deploymentStatusSchema);
