@@ -124,6 +124,17 @@ describe('query parameters', () => {
     }
   });
 
+  it("a pod whose own terminationGracePeriodSeconds outlasts any timestamp (2^62 s) is deleted gracefully, not left undeletable", async () => {
+    await using srv = await startTestServer();
+    const pods = '/api/v1/namespaces/default/pods';
+    ok(await srv.request('POST', pods, { metadata: { name: 'g3' }, spec: { nodeName: 'n1', terminationGracePeriodSeconds: 2 ** 62, containers: [{ name: 'c', image: 'i' }] } }), 201);
+    const deleted = ok(await srv.request('DELETE', `${pods}/g3`));
+    assert.equal(deleted.metadata.deletionGracePeriodSeconds, 200_000_000_000);
+    assert.match(deleted.metadata.deletionTimestamp, /^\d{4}-/);
+    ok(await srv.request('DELETE', `${pods}/g3?gracePeriodSeconds=0`));
+    assert.equal((await srv.request('GET', `${pods}/g3`)).status, 404, 'a forced delete removes it');
+  });
+
   for (const backend of ['memory', 'sqlite'] as const) it(`an int64 limit of any size lists (a huge one is no limit; zero or less is no limit), on ${backend}`, async () => {
     await using srv = await startTestServer({ backend });
     await createConfigMap(srv, 'a');

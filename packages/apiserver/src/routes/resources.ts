@@ -92,13 +92,8 @@ function deleteOptions(body: unknown, query: Query): DeleteOptions {
   if (policy !== undefined) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   const orphan = q(query, 'orphanDependents');
   if (orphan !== undefined) options.orphanDependents = queryBool(orphan);
-  // An int64 grace period can outlast any timestamp (now + 2^63 s): a longer one waits as long as the longest.
-  if (typeof options.gracePeriodSeconds === 'number' && options.gracePeriodSeconds > MAX_GRACE_PERIOD_SECONDS) options.gracePeriodSeconds = MAX_GRACE_PERIOD_SECONDS;
   return options;
 }
-
-/** The longest grace period kept (about 6,300 years): its deletionTimestamp still has a four-digit year. */
-const MAX_GRACE_PERIOD_SECONDS = 200_000_000_000;
 
 /** Answers one resource request. */
 export async function handleResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, ctx: ResourceContext): Promise<unknown> {

@@ -120,7 +120,14 @@ function gracePeriod(storage: ResourceStorage, obj: KubeObject, options: DeleteO
   const requested = options.gracePeriodSeconds;
   if (requested !== undefined && requested !== null) {
     if (!Number.isInteger(requested)) throw ApiError.badRequest(`gracePeriodSeconds must be an integer, got ${String(requested)}`);
-    return Math.max(0, requested);
+    return Math.min(MAX_GRACE_PERIOD_SECONDS, Math.max(0, requested));
   }
-  return Math.max(0, spec.terminationGracePeriodSeconds ?? 30);
+  return Math.min(MAX_GRACE_PERIOD_SECONDS, Math.max(0, spec.terminationGracePeriodSeconds ?? 30));
 }
+
+/**
+ * The longest grace period kept (about 6,300 years): an int64 one can outlast any timestamp
+ * (now + 2^62 s has no date), so a longer one waits as long as the longest, and its
+ * deletionTimestamp still has a four-digit year.
+ */
+export const MAX_GRACE_PERIOD_SECONDS = 200_000_000_000;
