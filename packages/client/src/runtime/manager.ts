@@ -96,6 +96,7 @@ export class Manager {
     this.informers = new SharedInformerFactory((ref) => this.client.resource(ref), {
       clock: this.clock,
       logger: this.logger,
+      metrics: this.metrics,
       ...(options.resyncPeriodMs !== undefined ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
     });
