@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeClock, type KubeObject, type Logger } from '@setpoint/api';
+import { Client } from '../client/index.js';
 import { Controller, type WatchedInformer } from './controller.js';
+import { Manager } from './manager.js';
 import { enqueueMapped, enqueueObject, enqueueOwner } from './handlers.js';
 import { ControllerMetrics, isPanic } from './metrics.js';
 import { predicate } from './predicates.js';
@@ -212,5 +214,32 @@ describe('failures are contained per key', () => {
     const h = harness(async () => undefined);
     assert.throws(() => h.controller.enqueue({ namespace: '', name: {} as string }), TypeError);
     assert.equal(h.controller.queue.len(), 0);
+  });
+
+  it('a runnable added after start that fails is logged; the manager runs on (no unhandled rejection)', async () => {
+    const client = new Client({ server: 'http://127.0.0.1:9' });
+    const logger = recordingLogger();
+    const manager = new Manager({ client, logger });
+    // Something that runs until stopped, so the manager does too.
+    manager.add({ name: 'steady', start: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) });
+    const abort = new AbortController();
+    let settled = false;
+    const running = manager.start(abort.signal).finally(() => (settled = true));
+    try {
+      await settle();
+      for (const needsLeaderElection of [false, true]) {
+        manager.add({ name: `late-${String(needsLeaderElection)}`, needsLeaderElection, start: () => Promise.reject(new TypeError('late runnable failed')) });
+      }
+      await settle();
+      assert.deepEqual(
+        logger.lines.filter((l) => l.message === 'a runnable failed').map((l) => l.fields.runnable),
+        ['late-false', 'late-true'],
+      );
+      assert.equal(settled, false, 'the manager is still running');
+    } finally {
+      abort.abort();
+      await running;
+      client.close();
+    }
   });
 });
