@@ -11,13 +11,17 @@
  * - otherwise the runtime syncs it and the status it observes is written — only when it changed
  *   (updateStatusIfChanged), so a synced pod costs no writes.
  *
+ * A pod of a shape the API would refuse (stored by an older or buggy server) is not run: its
+ * reconcile fails with a MalformedObjectError (logged with the key, counted, retried with backoff)
+ * while every other pod keeps syncing. It is still killed and deleted when it is deleted.
+ *
  * The runtime's own events (an exit, a probe result, the end of a delay) enqueue the pod's key;
  * kills run in the background and enqueue the key when done, so a long grace period holds no
  * worker. Pods the runtime recovered after a restart are enqueued at start, so those that no longer
  * exist are found and killed.
  */
 import { isApiError, type Pod } from '@setpoint/api';
-import { builtin, predicate, updateStatusIfChanged, type Client, type Controller, type DeepReadonly, type Manager } from '@setpoint/client';
+import { builtin, checkPod, predicate, updateStatusIfChanged, type Client, type Controller, type DeepReadonly, type Manager } from '@setpoint/client';
 import { rfc3339, type PodRef, type PodRuntime } from './runtime/runtime.js';
 import { isTerminalPhase, podStatus, type PodAddresses } from './runtime/status.js';
 
@@ -40,9 +44,17 @@ export interface PodSyncOptions {
   readonly name?: string;
 }
 
-/** The grace period of a pod being deleted, in ms: deletionGracePeriodSeconds, else the spec's, else 30 s. */
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones fire at once in Node.js. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The grace period of a pod being deleted, in ms: deletionGracePeriodSeconds, else the spec's,
+ * else 30 s. A value that is not a finite number (a malformed object) is skipped; the result is
+ * at most MAX_TIMER_MS, so a huge one (2^63) waits that long rather than not at all.
+ */
 export function gracePeriodMs(pod: DeepReadonly<Pod>): number {
-  return Math.max(0, pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+  const seconds = [pod.metadata.deletionGracePeriodSeconds, pod.spec?.terminationGracePeriodSeconds].find((v) => typeof v === 'number' && Number.isFinite(v)) ?? 30;
+  return Math.min(Math.max(0, seconds) * 1000, MAX_TIMER_MS);
 }
 
 /** Adds the pod sync controller to `manager` (see the file comment) and returns it. */
@@ -96,6 +108,9 @@ export function addPodSync(options: PodSyncOptions): Controller {
       }
       if (isTerminalPhase(pod.status?.phase) && !running) return;
 
+      // A malformed pod (containers [null], a command that is not a list of strings…) is never
+      // run: the error names the field, the runtime logs and counts it and retries with backoff.
+      checkPod(pod as Pod);
       const observation = await runtime.syncPod(pod);
       if (runtime.isTerminating(uid)) return;
       const status = podStatus(pod, observation, rfc3339(manager.clock.now()), addresses);

@@ -23,7 +23,7 @@ export interface InformerSelectors {
 export type ListWatchFor = (ref: ResourceRef, selectors: InformerSelectors) => ListWatch;
 
 /** Options shared by every informer the factory makes (see SharedInformerOptions), plus the default namespace. */
-export interface SharedInformerFactoryOptions extends Omit<SharedInformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'indexers'> {
+export interface SharedInformerFactoryOptions extends Omit<SharedInformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'indexers' | 'name'> {
   /** The namespace informers hold when forResource names none. Default: all namespaces. */
   readonly namespace?: string;
 }
@@ -64,11 +64,13 @@ export class SharedInformerFactory {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       const { namespace: _ns, ...informerOptions } = this.#options;
+      const name = ref.group === '' ? ref.resource : `${ref.resource}.${ref.group}`;
       const informer = new SharedInformer<KubeObject>(this.#listWatchFor(ref, resolved), {
         ...informerOptions,
         ...resolved,
+        name,
         clock: this.#clock,
-        logger: this.#logger.child({ informer: ref.group === '' ? ref.resource : `${ref.resource}.${ref.group}`, namespace: resolved.namespace }),
+        logger: this.#logger.child({ informer: name, namespace: resolved.namespace }),
       });
       entry = { informer, run: undefined };
       this.#entries.set(key, entry);

@@ -62,9 +62,19 @@ export interface EventHandlerRegistration {
 /** The smallest resync period honoured, as client-go's minimumResyncPeriod. */
 export const MIN_RESYNC_PERIOD_MS = 1000;
 
+/** Where an informer contained a failure: a handler threw, an index function threw, an object had no usable key. */
+export type InformerErrorStage = 'handler' | 'index' | 'key';
+
+/** Counts the failures an informer contained (ControllerMetrics is one: controller_runtime_informer_errors_total). */
+export interface InformerMetrics {
+  informerError(informer: string, stage: InformerErrorStage): void;
+}
+
 interface ListenerContext<T extends KubeObject> {
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Called once per failed delivery, after it is logged. */
+  readonly onError?: () => void;
   /** The cache's objects, for resyncs. */
   list(): DeepReadonly<T>[];
 }
@@ -117,12 +127,21 @@ export class Listener<T extends KubeObject> {
   }
 
   #guard(event: string, obj: DeepReadonly<T>, call: () => unknown): void {
-    const fields = (err: unknown) => ({ err, event, namespace: obj.metadata.namespace, name: obj.metadata.name });
+    const failed = (err: unknown): void => {
+      try {
+        const meta: unknown = obj.metadata;
+        const { namespace, name } = typeof meta === 'object' && meta !== null ? (meta as { namespace?: unknown; name?: unknown }) : {};
+        this.#ctx.logger.error({ err, event, namespace, name }, 'event handler failed');
+        this.#ctx.onError?.();
+      } catch {
+        // A logger or counter that throws must not take the informer down either.
+      }
+    };
     try {
       const result = call();
-      if (isThenable(result)) result.then(undefined, (err: unknown) => this.#ctx.logger.error(fields(err), 'event handler failed'));
+      if (isThenable(result)) result.then(undefined, failed);
     } catch (err) {
-      this.#ctx.logger.error(fields(err), 'event handler failed');
+      failed(err);
     }
   }
 }

@@ -7,7 +7,7 @@ export type { WatcherEvent, WatcherHealth, WatcherOptions, WatcherState, Watcher
 export { IndexedStore, NAMESPACE_INDEX, deepFreeze, keyOf } from './store.js';
 export type { DeepReadonly, IndexFunc, IndexedStoreOptions, Indexer, Indexers, ReplaceChange } from './store.js';
 export { DeletedFinalStateUnknown, MIN_RESYNC_PERIOD_MS, deletedObject } from './handlers.js';
-export type { EventHandlerOptions, EventHandlerRegistration, ResourceEventHandler } from './handlers.js';
+export type { EventHandlerOptions, EventHandlerRegistration, InformerErrorStage, InformerMetrics, ResourceEventHandler } from './handlers.js';
 export { SharedInformer } from './informer.js';
 export type { InformerHealth, SharedInformerOptions } from './informer.js';
 export { SharedInformerFactory } from './factory.js';

@@ -22,7 +22,15 @@
  */
 import { realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import type { ListWatch } from '../types.js';
-import { DeletedFinalStateUnknown, Listener, type EventHandlerOptions, type EventHandlerRegistration, type ResourceEventHandler } from './handlers.js';
+import {
+  DeletedFinalStateUnknown,
+  Listener,
+  type EventHandlerOptions,
+  type EventHandlerRegistration,
+  type InformerErrorStage,
+  type InformerMetrics,
+  type ResourceEventHandler,
+} from './handlers.js';
 import { deepFreeze, IndexedStore, keyOf, type DeepReadonly, type Indexer, type Indexers } from './store.js';
 import { Watcher, type WatcherHealth, type WatcherOptions } from './watcher.js';
 
@@ -32,6 +40,10 @@ export interface SharedInformerOptions<T extends KubeObject = KubeObject> extend
   readonly resyncPeriodMs?: number;
   /** Index functions beyond the built-in "namespace" one. */
   readonly indexers?: Indexers<T>;
+  /** The informer's name in logs and metrics (e.g. "pods", "replicasets.apps"). Default ''. */
+  readonly name?: string;
+  /** Counts contained failures: handlers, index functions, objects without a usable key. */
+  readonly metrics?: InformerMetrics;
 }
 
 export interface InformerHealth extends WatcherHealth {
@@ -48,6 +60,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #defaultResyncMs: number;
+  readonly #name: string;
+  readonly #metrics: InformerMetrics | undefined;
   #listeners: Listener<T>[] = [];
   #started = false;
   #running = false;
@@ -58,8 +72,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
     this.#defaultResyncMs = options.resyncPeriodMs ?? 0;
+    this.#name = options.name ?? '';
+    this.#metrics = options.metrics;
     this.#cache = new IndexedStore<T>(options.indexers, {
-      onIndexError: (err, index, key) => this.#logger.error({ err, index, key }, 'index function failed; the object is not indexed by it'),
+      onIndexError: (err, index, key) => {
+        this.#logger.error({ err, index, key }, 'index function failed; the object is not indexed by it');
+        this.#count('index');
+      },
     });
     this.store = this.#cache;
     this.#watcher = new Watcher(listWatch, { ...options, clock: this.#clock, logger: this.#logger });
@@ -79,6 +98,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     const listener = new Listener<T>(handler, options.resyncPeriodMs ?? this.#defaultResyncMs, {
       clock: this.#clock,
       logger: this.#logger,
+      onError: () => this.#count('handler'),
       list: () => this.#cache.list(),
     });
     this.#listeners = [...this.#listeners, listener];
@@ -147,17 +167,17 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
             listing = [];
             break;
           case 'initApply':
-            listing.push(event.object);
+            if (this.#keyable(event.object)) listing.push(event.object);
             break;
           case 'initDone':
             this.#replace(listing, event.resourceVersion);
             listing = [];
             break;
           case 'apply':
-            this.#apply(event.object);
+            if (this.#keyable(event.object)) this.#apply(event.object);
             break;
           case 'delete':
-            this.#delete(event.object);
+            if (this.#keyable(event.object)) this.#delete(event.object);
             break;
           case 'health':
             this.#logger.debug({ health: event.health.state, restarts: event.health.restarts }, 'informer health');
@@ -191,6 +211,31 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       listener.startResync();
     }
     for (const wake of [...this.#waiters]) wake();
+  }
+
+  /**
+   * Whether an object has a usable key (metadata an object, a non-empty string name, a string
+   * namespace or none), as client-go's MetaNamespaceKeyFunc requires; one without is logged,
+   * counted and never cached, so no handler or index function sees it.
+   */
+  #keyable(object: T): boolean {
+    const meta: unknown = (object as { metadata?: unknown } | null)?.metadata;
+    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
+      const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
+      if (typeof name === 'string' && name !== '' && (namespace === undefined || typeof namespace === 'string')) return true;
+    }
+    const m = typeof meta === 'object' && meta !== null ? (meta as { name?: unknown; namespace?: unknown }) : {};
+    this.#logger.error({ namespace: m.namespace, name: m.name }, 'object without a usable key (metadata.name and metadata.namespace must be strings); not cached');
+    this.#count('key');
+    return false;
+  }
+
+  #count(stage: InformerErrorStage): void {
+    try {
+      this.#metrics?.informerError(this.#name, stage);
+    } catch {
+      // Counting must not take the informer down.
+    }
   }
 
   #apply(object: T): void {

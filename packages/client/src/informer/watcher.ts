@@ -255,6 +255,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
     if (result.done === true) return fallback(new Error(`watch-list ended before the ${INITIAL_EVENTS_END} bookmark`));
     const { type, object } = result.value;
     if (type === 'ADDED' || type === 'MODIFIED') return { events: [{ type: 'initApply', object }], next: state };
+    if (!hasMetadata(object)) return { events: [], next: state };
     if (type === 'DELETED') {
       this.#logger.warn({ name: object.metadata.name }, 'watch-list sent a DELETED event among the initial events; ignored');
       return { events: [], next: state };
@@ -286,7 +287,12 @@ export class Watcher<T extends KubeObject = KubeObject> {
       return { events: [], next: resume };
     }
     const { type, object } = result.value;
-    const rv = object.metadata.resourceVersion ?? '';
+    if (type !== 'BOOKMARK' && !hasMetadata(object)) {
+      // Malformed (an older or buggy server stored it): no resourceVersion to learn. Handed on for
+      // the informer to report and skip, without ending a stream that carries everything else.
+      return { events: type === 'DELETED' ? [] : [{ type: 'apply', object }], next: state };
+    }
+    const rv = stringOr(object.metadata.resourceVersion, '');
     if (rv === '') {
       state.stream.abort.abort();
       return { events: [], next: { phase: 'empty', unpaged: false }, error: new Error(`watch ${type} event without metadata.resourceVersion`) };
@@ -337,4 +343,14 @@ export class Watcher<T extends KubeObject = KubeObject> {
 
 function phaseHealth(phase: WatcherMachineState<KubeObject>['phase']): WatcherState {
   return phase === 'initListed' || phase === 'watching' ? 'watching' : 'listing';
+}
+
+/** Whether a watched object has an object for metadata (a malformed one may not). */
+function hasMetadata(object: unknown): object is { metadata: KubeObject['metadata'] } {
+  const meta: unknown = typeof object === 'object' && object !== null ? (object as { metadata?: unknown }).metadata : undefined;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta);
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
 }

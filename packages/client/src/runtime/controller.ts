@@ -18,14 +18,17 @@
  *
  * Guarantees: the queue holds keys and coalesces them; one key is never reconciled by two workers
  * at once; a failing key backs off exponentially (per key, reset on success) while other keys keep
- * flowing; a TerminalError is not retried; no worker runs before the caches are synced; on stop,
+ * flowing; a TerminalError is not retried; failures are contained per key: a reconcile that throws
+ * (any value, sync or async) is logged with its key, counted and retried, and a predicate or
+ * handler that throws drops that one event (logged with the object's namespace/name, counted), so
+ * no object can stop a worker, the informer or the process; no worker runs before the caches are synced; on stop,
  * no new key is taken and in-flight reconciles get `gracefulShutdownMs` to finish before their
  * signal aborts.
  */
 import { realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import { newRateLimitingQueue, type RateLimiter, type RateLimitingQueue } from '../workqueue/index.js';
-import type { EventHandler } from './handlers.js';
-import type { ControllerMetrics } from './metrics.js';
+import type { Enqueue, EventHandler } from './handlers.js';
+import { isPanic, type ControllerMetrics, type EventHandlerStage } from './metrics.js';
 import { allows, type Predicate } from './predicates.js';
 import { requestFromKey, requestKey, TerminalError, type ReconcileFn, type Request } from './reconciler.js';
 
@@ -104,24 +107,32 @@ export class Controller {
    * enqueues its keys like any other event.
    */
   watch<T extends KubeObject>(informer: WatchedInformer<T>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): { remove(): void } {
-    const enqueue = (request: Request) => {
-      if (request.name !== '') this.queue.add(requestKey(request));
-    };
     this.informers.add(informer as unknown as WatchedInformer<KubeObject>);
+    // Each event is contained: a predicate or handler that throws (or a request that is not a pair
+    // of strings) is logged with the object's namespace/name, counted, and that event dropped.
+    const deliver = (event: 'add' | 'update' | 'delete', obj: T, pass: () => boolean, handle: (enqueue: Enqueue) => void): void => {
+      let stage: EventHandlerStage = 'predicate';
+      try {
+        if (!pass()) return;
+        stage = 'handler';
+        handle((request) => this.add(request, event, obj));
+      } catch (err) {
+        this.eventFailed(stage, event, obj, err);
+      }
+    };
     const replay = () => {
-      for (const obj of informer.store.list()) if (predicates.every((p) => allows.create(p, obj))) handler.create(obj, enqueue);
+      for (const obj of informer.store.list()) {
+        deliver('add', obj, () => predicates.every((p) => allows.create(p, obj)), (enqueue) => handler.create(obj, enqueue));
+      }
     };
     this.replays.add(replay);
     const registration = informer.addEventHandler({
-      onAdd: (obj) => {
-        if (predicates.every((p) => allows.create(p, obj))) handler.create(obj, enqueue);
-      },
-      onUpdate: (oldObj, newObj) => {
-        if (predicates.every((p) => allows.update(p, oldObj, newObj))) handler.update(oldObj, newObj, enqueue);
-      },
+      onAdd: (obj) => deliver('add', obj, () => predicates.every((p) => allows.create(p, obj)), (enqueue) => handler.create(obj, enqueue)),
+      onUpdate: (oldObj, newObj) =>
+        deliver('update', newObj, () => predicates.every((p) => allows.update(p, oldObj, newObj)), (enqueue) => handler.update(oldObj, newObj, enqueue)),
       onDelete: (deleted) => {
         const obj = isTombstone(deleted) ? deleted.obj : deleted;
-        if (predicates.every((p) => allows.delete(p, obj))) handler.delete(obj, enqueue);
+        deliver('delete', obj, () => predicates.every((p) => allows.delete(p, obj)), (enqueue) => handler.delete(obj, enqueue));
       },
     });
     return {
@@ -132,8 +143,28 @@ export class Controller {
     };
   }
 
-  /** Adds a key by hand (tests, or a controller that enqueues related keys itself). */
+  /** Queues a request a handler made; one whose namespace or name is not a string is dropped (logged, counted). */
+  private add(request: Request, event: string, obj: KubeObject): void {
+    if (isRequest(request)) {
+      if (request.name !== '') this.queue.add(requestKey(request));
+      return;
+    }
+    this.eventFailed('request', event, obj, new TypeError(`the handler made a request whose namespace and name are not both strings: ${describe(request)}`));
+  }
+
+  private eventFailed(stage: EventHandlerStage, event: string, obj: KubeObject, err: unknown): void {
+    try {
+      const { namespace, name } = metaOf(obj);
+      this.logger.error({ err, stage, event, namespace, name }, `event dropped: the ${stage === 'request' ? 'handler made an invalid request' : `${stage} threw`}`);
+      this.metrics?.eventHandlerFailed(this.name, stage);
+    } catch {
+      // Logging or counting must not take the informer down either.
+    }
+  }
+
+  /** Adds a key by hand (tests, or a controller that enqueues related keys itself). Throws a TypeError unless namespace and name are strings. */
   enqueue(request: Request): void {
+    if (!isRequest(request)) throw new TypeError(`controller ${this.name}: a request's namespace and name must be strings: ${describe(request)}`);
     this.queue.add(requestKey(request));
   }
 
@@ -195,18 +226,25 @@ export class Controller {
       }
       try {
         await this.process(key);
+      } catch (err) {
+        // process() contains every failure of a reconcile; this is the last line, so no key can end a worker.
+        this.logger.error({ key, err }, 'processing a key failed');
       } finally {
         this.queue.done(key);
       }
     }
   }
 
+  /**
+   * Reconciles one key. Every failure is contained here: a reconcile that throws (synchronously or
+   * by rejecting) is logged with the key, counted (errors; panics too for runtime errors), and the
+   * key requeued with its rate-limited backoff (a TerminalError: forgotten until the object changes).
+   */
   private async process(key: string): Promise<void> {
-    const request = requestFromKey(key);
     const started = this.clock.now();
     this.metrics?.workerStarted(this.name);
     try {
-      const result = await this.reconcile(request, { signal: this.reconcileAbort.signal, logger: this.logger.child({ key }) });
+      const result = await this.reconcile(requestFromKey(key), { signal: this.reconcileAbort.signal, logger: this.logger.child({ key }) });
       if (result && 'requeueAfterMs' in result && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -224,13 +262,36 @@ export class Controller {
         this.queue.forget(key);
         this.logger.error({ key, err }, 'reconcile failed with a terminal error; not retrying until the object changes');
       } else {
+        const panic = isPanic(err);
+        if (panic) this.metrics?.panicked(this.name);
         this.queue.addRateLimited(key);
-        this.logger.warn({ key, err, retries: this.queue.numRequeues(key) }, 'reconcile failed; retrying with backoff');
+        this.logger.warn({ key, err, panic, retries: this.queue.numRequeues(key) }, panic ? 'reconcile panicked; retrying with backoff' : 'reconcile failed; retrying with backoff');
       }
     } finally {
       this.metrics?.workerFinished(this.name, (this.clock.now() - started) / 1000);
     }
   }
+}
+
+function isRequest(request: unknown): request is Request {
+  if (typeof request !== 'object' || request === null) return false;
+  const { namespace, name } = request as { namespace?: unknown; name?: unknown };
+  return typeof namespace === 'string' && typeof name === 'string';
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function metaOf(obj: unknown): { namespace?: unknown; name?: unknown } {
+  const meta: unknown = typeof obj === 'object' && obj !== null ? (obj as { metadata?: unknown }).metadata : undefined;
+  if (typeof meta !== 'object' || meta === null) return {};
+  const { namespace, name } = meta as { namespace?: unknown; name?: unknown };
+  return { namespace, name };
 }
 
 function isTombstone<T>(x: T | { readonly key: string; readonly obj: T }): x is { readonly key: string; readonly obj: T } {

@@ -44,8 +44,9 @@ export interface OwnerOptions {
 export function enqueueOwner<T extends KubeObject>(options: OwnerOptions): EventHandler<T> {
   const onlyController = options.onlyController ?? true;
   const namespaced = options.namespaced ?? true;
+  // Entries of the wrong shape (an older or buggy server could have stored them) name no owner.
   const owners = (obj: KubeObject): Request[] =>
-    (obj.metadata.ownerReferences ?? [])
+    ownerReferencesOf(obj)
       .filter((ref) => ref.kind === options.kind && groupOf(ref) === options.group && (!onlyController || ref.controller === true))
       .map((ref) => ({ namespace: namespaced ? (obj.metadata.namespace ?? '') : '', name: ref.name }));
   return {
@@ -81,13 +82,32 @@ export function enqueueMapped<T extends KubeObject>(map: (obj: T) => readonly Re
   };
 }
 
-/** The group of an ownerReference's apiVersion ("apps/v1" → "apps", "v1" → ""). */
+/**
+ * The well-formed entries of an object's metadata.ownerReferences (apiVersion, kind and name
+ * strings, uid a string or absent); entries of any other shape, or a value that is not an array, are left out.
+ */
+export function ownerReferencesOf(obj: KubeObject): OwnerReference[] {
+  const refs: unknown = obj.metadata.ownerReferences;
+  if (!Array.isArray(refs)) return [];
+  return refs.filter(
+    (r: unknown): r is OwnerReference =>
+      typeof r === 'object' &&
+      r !== null &&
+      typeof (r as OwnerReference).apiVersion === 'string' &&
+      typeof (r as OwnerReference).kind === 'string' &&
+      typeof (r as OwnerReference).name === 'string' &&
+      ['string', 'undefined'].includes(typeof (r as OwnerReference).uid),
+  );
+}
+
+/** The group of an ownerReference's apiVersion ("apps/v1" → "apps", "v1" → ""; '' when it is not a string). */
 export function groupOf(ref: Pick<OwnerReference, 'apiVersion'>): string {
+  if (typeof ref.apiVersion !== 'string') return '';
   const slash = ref.apiVersion.indexOf('/');
   return slash < 0 ? '' : ref.apiVersion.slice(0, slash);
 }
 
-/** The controller owner reference of an object, if any. */
+/** The controller owner reference of an object, if any (among its well-formed ones). */
 export function controllerOf(obj: KubeObject): OwnerReference | undefined {
-  return obj.metadata.ownerReferences?.find((r) => r.controller === true);
+  return ownerReferencesOf(obj).find((r) => r.controller === true);
 }

@@ -96,6 +96,7 @@ export class Manager {
     this.informers = new SharedInformerFactory((ref) => this.client.resource(ref), {
       clock: this.clock,
       logger: this.logger,
+      metrics: this.metrics,
       ...(options.resyncPeriodMs !== undefined ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
     });
@@ -125,13 +126,18 @@ export class Manager {
     return new ControllerBuilder(this, name);
   }
 
-  /** Adds a runnable. Added after start, it starts at once (under the same leadership rules). */
+  /**
+   * Adds a runnable. Added after start, it starts at once (under the same leadership rules); if it
+   * then fails, the failure is logged and the manager runs on (nothing awaits it, so it must not
+   * become an unhandled rejection that ends the process).
+   */
   add(runnable: Runnable): void {
     this.runnables.push(runnable);
     const signal = this.startedSignal;
     if (signal === undefined || signal.aborted) return;
-    if (!(runnable.needsLeaderElection ?? true)) void this.run(runnable, signal);
-    else if (this.leadingNow && this.leaderSignal !== undefined) void this.run(runnable, this.leaderSignal);
+    const contained = () => undefined; // run() has logged it
+    if (!(runnable.needsLeaderElection ?? true)) this.run(runnable, signal).catch(contained);
+    else if (this.leadingNow && this.leaderSignal !== undefined) this.run(runnable, this.leaderSignal).catch(contained);
   }
 
   /** Whether this process runs its leader-only runnables now. */

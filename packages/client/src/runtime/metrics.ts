@@ -1,17 +1,49 @@
 /**
  * The controller runtime's Prometheus metrics, with controller-runtime's names, in one prom-client
  * registry a manager exposes on /metrics.
+ *
+ * Failures contained per key (each logged with its key where it has one):
+ * - controller_runtime_reconcile_errors_total{controller}: reconciles that failed, panics included;
+ * - controller_runtime_reconcile_panics_total{controller}: reconciles that threw a JavaScript
+ *   runtime error (TypeError, RangeError, ReferenceError, …) or a non-Error value, the analogue of a
+ *   recovered Go panic (an object of a shape the code did not expect);
+ * - controller_runtime_event_handler_errors_total{controller, stage}: events of a controller's
+ *   watches whose predicate (stage "predicate"), handler or map function ("handler") threw, or whose
+ *   handler produced a request without string namespace and name ("request"); the event is dropped;
+ * - controller_runtime_informer_errors_total{informer, stage}: informer event handlers ("handler"),
+ *   index functions ("index") and objects without a usable key ("key", not cached) that failed.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { InformerErrorStage, InformerMetrics } from '../informer/index.js';
 import { PrometheusQueueMetrics, type QueueMetricsProvider } from '../workqueue/index.js';
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
 
-export class ControllerMetrics {
+/** Where in a controller's event plumbing a failure happened (see the file comment). */
+export type EventHandlerStage = 'predicate' | 'handler' | 'request';
+
+/** Whether a thrown value is a "panic": a JavaScript runtime error or not an Error at all (file comment). */
+export function isPanic(err: unknown): boolean {
+  return (
+    !(err instanceof Error) ||
+    err instanceof TypeError ||
+    err instanceof RangeError ||
+    err instanceof ReferenceError ||
+    err instanceof SyntaxError ||
+    err instanceof EvalError ||
+    err instanceof URIError
+  );
+}
+
+/** The runtime's metrics (file comment); also the InformerMetrics of the manager's informers. */
+export class ControllerMetrics implements InformerMetrics {
   readonly registry: Registry;
   readonly queue: QueueMetricsProvider;
   private readonly total: Counter<'controller' | 'result'>;
   private readonly errors: Counter<'controller'>;
+  private readonly panics: Counter<'controller'>;
+  private readonly handlerErrors: Counter<'controller' | 'stage'>;
+  private readonly informerErrors: Counter<'informer' | 'stage'>;
   private readonly time: Histogram<'controller'>;
   private readonly active: Gauge<'controller'>;
   private readonly maxConcurrent: Gauge<'controller'>;
@@ -22,6 +54,24 @@ export class ControllerMetrics {
     const registers = [registry];
     this.total = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciles per controller and result.', labelNames: ['controller', 'result'], registers });
     this.errors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciles that failed, per controller.', labelNames: ['controller'], registers });
+    this.panics = new Counter({
+      name: 'controller_runtime_reconcile_panics_total',
+      help: 'Reconciles that threw a runtime error (TypeError, RangeError, …) or a non-Error, per controller.',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.handlerErrors = new Counter({
+      name: 'controller_runtime_event_handler_errors_total',
+      help: "Events of a controller's watches dropped because a predicate or handler threw or made an invalid request, per controller and stage.",
+      labelNames: ['controller', 'stage'],
+      registers,
+    });
+    this.informerErrors = new Counter({
+      name: 'controller_runtime_informer_errors_total',
+      help: 'Informer event handlers, index functions and object keys that failed, per informer and stage.',
+      labelNames: ['informer', 'stage'],
+      registers,
+    });
     this.time = new Histogram({
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Time per reconcile.',
@@ -48,5 +98,17 @@ export class ControllerMetrics {
   reconciled(controller: string, result: ReconcileOutcome): void {
     this.total.inc({ controller, result });
     if (result === 'error') this.errors.inc({ controller });
+  }
+  /** A reconcile that threw a panic (counted as an error too, by reconciled(…, 'error')). */
+  panicked(controller: string): void {
+    this.panics.inc({ controller });
+  }
+  /** An event of a controller's watches dropped at `stage`. */
+  eventHandlerFailed(controller: string, stage: EventHandlerStage): void {
+    this.handlerErrors.inc({ controller, stage });
+  }
+  /** An informer's handler, index function or object key failed. */
+  informerError(informer: string, stage: InformerErrorStage): void {
+    this.informerErrors.inc({ informer, stage });
   }
 }

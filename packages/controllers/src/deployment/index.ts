@@ -8,7 +8,7 @@
  * It needs a ReplicaSet controller (which makes the pods) to make progress.
  */
 import { isApiError, jsonClone, labelSelectorAsSelector, type Deployment, type LabelSelector, type LabelsSelector, type Pod, type ReplicaSet } from '@setpoint/api';
-import { builtin, controllerOf, type Controller, type Manager, type Request } from '@setpoint/client';
+import { builtin, controllerOf, type Controller, type Manager, type Request, checkDeployment } from '@setpoint/client';
 import { clientCluster } from './clientcluster.js';
 import { reconcileDeployment } from './reconcile.js';
 
@@ -83,6 +83,7 @@ export function registerDeploymentController(manager: Manager, options: Deployme
     .reconcile(async ({ namespace, name }, { logger }) => {
       const cached = deployments.get(namespace, name);
       if (cached === undefined) return undefined; // deleted: its ReplicaSets go with the garbage collector
+      checkDeployment(cached);
       try {
         return await reconcileDeployment(cluster, jsonClone(cached) as Deployment);
       } catch (err) {

@@ -25,6 +25,7 @@ import {
   Controller,
   apiVersionOf,
   deletedObject,
+  ownerReferencesOf,
   type DeepReadonly,
   type DeletedFinalStateUnknown,
   type EventHandlerRegistration,
@@ -34,6 +35,7 @@ import {
   type ResourceRef,
   type Runnable,
   type SharedInformer,
+  checkMetadata,
 } from '@setpoint/client';
 import { readPreferredResources, supportsVerbs, type DiscoveryResult } from './discovery.js';
 import { DependencyGraph, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type GraphNode, type GraphSink, type ObservedObject } from './graph.js';
@@ -213,14 +215,18 @@ export class GarbageCollector implements Runnable {
 
   #handlerFor(ref: ResourceRef, graph: DependencyGraph) {
     const apiVersion = apiVersionOf(ref);
-    const observed = (obj: Readonly<KubeObject>): ObservedObject | undefined => {
-      const { uid, name, namespace, ownerReferences, deletionTimestamp, finalizers } = obj.metadata;
-      if (uid === undefined || name === undefined) return undefined;
+    // A malformed object (ownerReferences or finalizers of the wrong shape) is not observed: the
+    // check throws before the graph changes, and the informer logs it with its name and counts it.
+    // A deletion is observed all the same, with the well-formed references only, so none lingers.
+    const observed = (obj: Readonly<KubeObject>, check = true): ObservedObject | undefined => {
+      if (check) checkMetadata(ref.kind, obj as KubeObject);
+      const { uid, name, namespace, deletionTimestamp, finalizers } = obj.metadata;
+      if (typeof uid !== 'string' || typeof name !== 'string') return undefined;
       return {
         identity: { apiVersion, kind: ref.kind, name, uid, namespace: namespace ?? '' },
-        owners: (ownerReferences ?? []) as readonly OwnerReference[],
+        owners: ownerReferencesOf(obj as KubeObject),
         beingDeleted: deletionTimestamp !== undefined,
-        finalizers: finalizers ?? [],
+        finalizers: Array.isArray(finalizers) ? finalizers.filter((f) => typeof f === 'string') : [],
       };
     };
     return {
@@ -230,10 +236,10 @@ export class GarbageCollector implements Runnable {
       },
       onUpdate: (old: Readonly<KubeObject>, obj: Readonly<KubeObject>) => {
         const o = observed(obj);
-        if (o !== undefined) graph.observe(o, observed(old));
+        if (o !== undefined) graph.observe(o, observed(old, false));
       },
       onDelete: (deleted: DeepReadonly<KubeObject> | DeletedFinalStateUnknown<KubeObject>) => {
-        const o = observed(deletedObject(deleted));
+        const o = observed(deletedObject(deleted), false);
         if (o !== undefined) graph.observeDelete(o);
       },
     };

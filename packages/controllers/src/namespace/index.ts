@@ -28,7 +28,7 @@ import {
   type Client,
   type Controller,
   type Manager,
-  type ReconcileResult,
+  type ReconcileResult, checkNamespace,
 } from '@setpoint/client';
 import { readPreferredResources, type DiscoveryResult } from '../gc/discovery.js';
 import { failingConditions, mergeNamespaceConditions, type ContentObservation } from './conditions.js';
@@ -69,6 +69,7 @@ export function registerNamespaceController(manager: Manager, options: Namespace
     .reconcile(async ({ name }, { logger }) => {
       const cached = namespaces.get('', name);
       if (cached === undefined || !terminating(cached)) return undefined;
+      checkNamespace(cached);
       return syncNamespace(client, name, { discover, now: () => manager.clock.now(), logger });
     });
 }
@@ -84,6 +85,7 @@ export async function syncNamespace(client: Client, name: string, ctx: SyncConte
   const api = client.namespaces();
   let ns = await api.get(name).catch(notFoundAsUndefined);
   if (ns === undefined || ns.metadata.deletionTimestamp === undefined) return undefined;
+  checkNamespace(ns);
   if (ns.status?.phase !== 'Terminating') {
     ns = await retryOnConflict(async () => {
       const fresh = await api.get(name);

@@ -11,7 +11,7 @@
  * taint-eviction reconcile and orphan collection), pods.ts (pod lookups and deletion).
  */
 import type { Clock, Lease, Node, Pod } from '@setpoint/api';
-import { builtin, type Controller, type Manager, type Request } from '@setpoint/client';
+import { builtin, type Controller, type Manager, type Request, checkNode, isWellFormed } from '@setpoint/client';
 import { NODE_LEASE_NAMESPACE } from './health.js';
 import { NodeMonitor } from './monitor.js';
 import { podsByNode } from './pods.js';
@@ -97,7 +97,8 @@ export function registerNodeLifecycleController(manager: Manager, options: NodeL
     logger: logger.child({ component: 'tainter' }),
     rates,
     waitForSync: (signal) => nodes.informer.waitForCacheSync(signal),
-    nodeNames: () => nodes.informer.store.listKeys(),
+    // Malformed nodes are never reported by the monitor; waiting for them would stop all tainting.
+    nodeNames: () => nodes.informer.store.list().filter((n) => isWellFormed(checkNode, n as Node)).map((n) => n.metadata.name ?? ''),
     taint: (name) => monitor.taint(name),
     enterMasterDisruption: () => monitor.untaintAll(),
     exitMasterDisruption: () => monitor.resetProbes(),

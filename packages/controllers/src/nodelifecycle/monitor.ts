@@ -17,7 +17,7 @@
  * Errors: a failed write throws (the key is retried with backoff); a node gone meanwhile ends the pass.
  */
 import { isApiError, type Clock, type Lease, type Logger, type Node, type Pod, type Taint } from '@setpoint/api';
-import { retryOnConflict, updateStatusIfChanged, type CachedReader, type Client, type EventRecorder, type ReconcileResult } from '@setpoint/client';
+import { retryOnConflict, updateStatusIfChanged, type CachedReader, type Client, type EventRecorder, type ReconcileResult, checkNode, isWellFormed } from '@setpoint/client';
 import {
   NODE_LEASE_NAMESPACE,
   acknowledgeOwnWrite,
@@ -82,6 +82,7 @@ export class NodeMonitor {
       queue.forget(name);
       return undefined;
     }
+    checkNode(cached);
     const now = clock.now();
     let node = cached;
     const zone = zoneKey(node);
@@ -135,6 +136,7 @@ export class NodeMonitor {
   /** Removes this controller's NoExecute taints from every node (master disruption). Failures are logged. */
   async untaintAll(): Promise<void> {
     for (const cached of this.#deps.nodes.list() as Node[]) {
+      if (!isWellFormed(checkNode, cached)) continue;
       if (sameTaints(cached.spec?.taints ?? [], withoutNoExecute(cached.spec?.taints ?? []))) continue;
       await this.#updateTaints(cached, (node) => withoutNoExecute(node.spec?.taints ?? [])).catch((err: unknown) => {
         if (!isApiError(err, 'NotFound')) this.#deps.logger.warn({ err, node: cached.metadata.name }, 'could not remove the NoExecute taints');

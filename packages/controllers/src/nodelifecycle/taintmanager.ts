@@ -17,7 +17,7 @@
  * Errors: failed deletions are collected and thrown after the pass (the key is retried).
  */
 import { isApiError, type Clock, type Logger, type Node, type Pod } from '@setpoint/api';
-import type { CachedReader, Client, EventRecorder, ReconcileResult } from '@setpoint/client';
+import { checkNode, checkPod, partitionWellFormed, throwMalformed, type CachedReader, type Client, type EventRecorder, type ReconcileResult } from '@setpoint/client';
 import { formatTime } from './health.js';
 import { decideEviction } from './eviction.js';
 import { podRef } from './monitor.js';
@@ -62,13 +62,19 @@ export class TaintEvictionManager {
 
   async reconcile(name: string): Promise<ReconcileResult> {
     const node = this.#deps.nodes.get('', name) as Node | undefined;
-    const pods = this.#deps.podsOnNode(name);
+    if (node !== undefined) checkNode(node);
+    // Malformed pods are left out, and reported (thrown) once the others are handled.
+    const { good: pods, malformed } = partitionWellFormed(this.#deps.podsOnNode(name), checkPod);
+    let result: ReconcileResult;
     if (node === undefined) {
       this.#pending.delete(name);
-      return this.#collectOrphans(name, pods);
+      result = await this.#collectOrphans(name, pods);
+    } else {
+      this.#missingSince.delete(name);
+      result = await this.#evict(node, pods);
     }
-    this.#missingSince.delete(name);
-    return this.#evict(node, pods);
+    throwMalformed(malformed);
+    return result;
   }
 
   #ctx(now: number) {

@@ -18,8 +18,9 @@
  * Errors: a failed create, delete, adoption or release is thrown after the status is written (the
  * key is retried with backoff). An invalid selector is logged and not retried.
  */
-import { isApiError, type Clock, type LabelsSelector, type Pod, type ReplicaSet, type ReplicaSetStatus } from '@setpoint/api';
+import { isApiError, type Clock, type KubeObject, type LabelsSelector, type Pod, type ReplicaSet, type ReplicaSetStatus } from '@setpoint/api';
 import {
+  controllerOf,
   requestKey,
   retryOnConflict,
   updateStatusIfChanged,
@@ -29,6 +30,10 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Request,
+  checkPod,
+  checkReplicaSet,
+  partitionWellFormed,
+  throwMalformed,
 } from '@setpoint/client';
 import { podsToDelete } from './ranking.js';
 import {
@@ -83,6 +88,7 @@ export async function syncReplicaSet(ctx: ReplicaSetSyncContext, request: Reques
     return undefined;
   }
   const rs = cached as ReplicaSet;
+  checkReplicaSet(rs);
   const needsSync = ctx.expectations.satisfied(key);
   let selector: LabelsSelector;
   try {
@@ -91,13 +97,15 @@ export async function syncReplicaSet(ctx: ReplicaSetSyncContext, request: Reques
     context.logger.error({ err, key }, 'the ReplicaSet has an invalid selector; not syncing it until it changes');
     return undefined;
   }
-  const inNamespace = ctx.pods.list({ namespace: request.namespace }) as Pod[];
+  // Malformed pods are left out (as if absent) and reported once the ReplicaSet is synced.
+  const { good: inNamespace, malformed } = partitionWellFormed(ctx.pods.list({ namespace: request.namespace }) as Pod[], checkPod);
   const pods = await claimPods(ctx, rs, selector, activePods(inNamespace));
   let manageError: unknown;
   if (needsSync && rs.metadata.deletionTimestamp === undefined) manageError = await manageReplicas(ctx, key, rs, pods, inNamespace, context);
   const now = ctx.clock.now();
   await writeStatus(ctx, rs, calculateStatus(rs, pods, manageError, now));
   if (manageError !== undefined) throw manageError;
+  throwMalformed(malformed.filter((err) => concerns(rs, selector, err.object)));
   const after = nextAvailableAfterMs(pods, rs.spec?.minReadySeconds ?? 0, now);
   return after === undefined ? undefined : { requeueAfterMs: after };
 }
@@ -249,4 +257,12 @@ async function writeStatus(ctx: ReplicaSetSyncContext, rs: ReplicaSet, status: R
       if (!isApiError(err, 'NotFound')) throw err;
     }
   });
+}
+
+/** Whether a malformed pod concerns `rs`: controlled by it, or labelled so its selector matches it. */
+function concerns(rs: ReplicaSet, selector: LabelsSelector, pod: KubeObject): boolean {
+  if (rs.metadata.uid !== undefined && controllerOf(pod)?.uid === rs.metadata.uid) return true;
+  const labels: unknown = pod.metadata.labels;
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return false;
+  return !selector.isEmpty() && selector.matches(labels as Record<string, string>);
 }

@@ -26,7 +26,7 @@
  * from the informers' caches again.
  */
 import { isApiError, realClock, rfc3339, silentLogger, type Clock, type Logger, type Namespace, type Node, type ObjectReference, type Pod } from '@setpoint/api';
-import { deletedObject, type Client, type EventHandlerRegistration, type EventRecorder, type Runnable, type SharedInformer } from '@setpoint/client';
+import { deletedObject, type Client, type EventHandlerRegistration, type EventRecorder, type Runnable, type SharedInformer, checkNode, checkPod, isWellFormed } from '@setpoint/client';
 import { SchedulingAlgorithm } from './algorithm.js';
 import { ClusterCache } from './cache.js';
 import { DEFAULT_SCHEDULER_NAME, assignedPodChangedForScheduling, isAssigned, nodeChangedForScheduling, podChangedForScheduling, queueAttributes, responsibleFor } from './changes.js';
@@ -151,8 +151,20 @@ export class Scheduler implements Runnable {
     }
   }
 
+  /** One decision; whatever it throws is contained: logged with the pod, counted as an error, and the pod backs off. */
   #scheduleOne(item: QueuedPod): void {
     const started = performance.now();
+    try {
+      this.#decide(item, started);
+    } catch (err) {
+      this.#logger.error({ err, pod: item.key }, 'scheduling attempt failed; retrying after backoff');
+      this.#record('error', started);
+      this.#cache.forget(item.key);
+      this.#queue.requeueBackoff(item);
+    }
+  }
+
+  #decide(item: QueuedPod, started: number): void {
     const cache = this.#cache;
     const queue = this.#queue;
     const pod = this.#deps.pods.store.get(item.key);
@@ -160,16 +172,9 @@ export class Scheduler implements Runnable {
       queue.done(item);
       return;
     }
+    checkPod(pod);
     const info = podInfoOf(pod);
-    let decision;
-    try {
-      decision = this.#algorithm.schedule(info, cache);
-    } catch (err) {
-      this.#logger.error({ err, pod: item.key }, 'scheduling attempt failed; retrying after backoff');
-      this.#record('error', started);
-      queue.requeueBackoff(item);
-      return;
-    }
+    const decision = this.#algorithm.schedule(info, cache);
     if (decision.kind === 'unschedulable') {
       this.#record('unschedulable', started);
       queue.requeueUnschedulable(item);
@@ -256,10 +261,12 @@ export class Scheduler implements Runnable {
   #watchNodes(nodes: SharedInformer<Node>): EventHandlerRegistration {
     return nodes.addEventHandler({
       onAdd: (node) => {
+        this.#skipMalformedNode(node);
         this.#cache.setNode(node);
         this.#queue.moveAll();
       },
       onUpdate: (old, node) => {
+        this.#skipMalformedNode(node);
         this.#cache.setNode(node);
         if (nodeChangedForScheduling(old, node)) this.#queue.moveAll();
       },
@@ -280,7 +287,25 @@ export class Scheduler implements Runnable {
     });
   }
 
+  /**
+   * A malformed node is taken out of the cache (no pod goes there) and its error thrown, for the
+   * informer to log with the node's name and count (controller_runtime_informer_errors_total).
+   */
+  #skipMalformedNode(node: Readonly<Node>): void {
+    if (isWellFormed(checkNode, node as Node)) return;
+    this.#cache.removeNode(typeof node.metadata.name === 'string' ? node.metadata.name : '');
+    checkNode(node as Node);
+  }
+
   #podSeen(old: Readonly<Pod> | undefined, pod: Readonly<Pod>): void {
+    if (!isWellFormed(checkPod, pod as Pod)) {
+      // Malformed: as if absent (not queued, not counted on a node), and reported by the informer.
+      const key = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+      this.#queue.delete(key);
+      this.#written.delete(key);
+      if (this.#cache.removePod(key) !== undefined) this.#queue.moveAll();
+      checkPod(pod as Pod);
+    }
     const info = podInfoOf(pod);
     if (isAssigned(pod)) {
       this.#queue.delete(info.key);

@@ -12,7 +12,7 @@
  * not create these accounts.
  */
 import { isApiError, type Namespace, type ServiceAccount } from '@setpoint/api';
-import { builtin, type Controller, type Manager } from '@setpoint/client';
+import { builtin, type Controller, type Manager, checkNamespace } from '@setpoint/client';
 
 /** The ServiceAccount every namespace gets. */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -29,6 +29,7 @@ export function registerServiceAccountController(manager: Manager): Controller {
     .withConcurrency(5)
     .reconcile(async ({ name }, { logger }) => {
       const ns = namespaces.get('', name);
+      if (ns !== undefined) checkNamespace(ns);
       if (ns === undefined || ns.metadata.deletionTimestamp !== undefined || ns.status?.phase === 'Terminating') return undefined;
       if (accounts.get(name, DEFAULT_SERVICE_ACCOUNT) !== undefined) return undefined;
       try {

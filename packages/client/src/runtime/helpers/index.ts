@@ -4,3 +4,16 @@ export { findCondition, isConditionTrue, removeCondition, setCondition } from '.
 export { updateStatusIfChanged, type StatusUpdate, type StatusWriter } from './status.js';
 export { withFinalizer, type FinalizerEvent, type FinalizerPatcher } from './finalizer.js';
 export { Expectations } from './expectations.js';
+export {
+  MalformedObjectError,
+  ShapeCheck,
+  checkDeployment,
+  checkMetadata,
+  checkNamespace,
+  checkNode,
+  checkPod,
+  checkReplicaSet,
+  isWellFormed,
+  partitionWellFormed,
+  throwMalformed,
+} from './shape.js';
