@@ -15,7 +15,7 @@ import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 
 /** A control plane (startControlPlane) whose API server serves what its store holds without checking it. */
 export async function startControlPlaneServingStoreAsIs(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  return startControlPlane({ ...options });
+  return startControlPlane({ ...options, checkStoredObjects: false });
 }
 
 /** The store key of an object of `ref` (the API server's layout: /registry/<group or core>/<resource>/[<namespace>/]<name>). */
