@@ -10,7 +10,9 @@
  *
  * Without either: enforce=baseline (latest) outside the exempt namespace kube-system; audit and
  * warn privileged. So a pod that runs privileged, shares a host namespace or mounts a host path
- * (everything that owns the host on the process runtime) needs a namespace labelled
+ * or runs as root — `runAsUser: 0`, which baseline refuses here because root in a pod is the
+ * host's root on the process runtime (`rootIsHostRoot`) — (everything that owns the host on the
+ * process runtime) needs a namespace labelled
  * `pod-security.kubernetes.io/enforce=privileged`, or kube-system.
  */
 import { resolve } from 'node:path';
@@ -44,6 +46,8 @@ export function podSecurityOptions(flags: PodSecurityFlags): PodSecurityConfig {
       throw new Error(`--admission-control-config-file: ${(err as Error).message}`, { cause: err });
     }
   }
+  // The nodes of setpoint up and server run pods as host processes: root in a pod is the host's.
+  base = { ...base, rootIsHostRoot: true };
   const modes = flags.podSecurityDefault ?? (flags.admissionControlConfigFile === undefined ? DEFAULT_POD_SECURITY : undefined);
   if (modes === undefined) return base;
   try {

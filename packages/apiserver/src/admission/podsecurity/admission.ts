@@ -21,7 +21,7 @@
  * `deps.listPods`; the caller routes warnings and audit annotations through the sink.
  */
 import { ApiError, type GroupResource, type KubeObject } from '@setpoint/api';
-import { evaluatePod, violationsText } from './evaluator.js';
+import { evaluatePod, violationsText, type EvaluationOptions } from './evaluator.js';
 import { compareLevels, LABEL_PREFIX, levelVersionString, policyToEvaluate, PRIVILEGED_POLICY, sameLevelVersion, versionString, type LevelVersion, type Policy } from './levels.js';
 import { containers, record, text, type Json, type PodLike } from './podspec.js';
 import { SECCOMP_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION } from './baseline.js';
@@ -39,6 +39,12 @@ export interface PodSecurityConfig {
   /** The policy of namespaces without labels (per mode). Default privileged:latest throughout. */
   readonly defaults?: Policy;
   readonly exemptions?: PodSecurityExemptions;
+  /**
+   * Setpoint's addition: root in a pod is root on the host (evaluator.ts EvaluationOptions), so
+   * baseline refuses `runAsUser: 0` too. `setpoint up` and `setpoint server` set it, since their
+   * nodes run pods as host processes. Default false, as in Kubernetes.
+   */
+  readonly rootIsHostRoot?: boolean;
 }
 
 /** Where the plugin reads what it needs. */
@@ -106,6 +112,7 @@ export class PodSecurityAdmission {
   readonly #namespaces: ReadonlySet<string>;
   readonly #runtimeClasses: ReadonlySet<string>;
   readonly #metrics: PodSecurityMetrics;
+  readonly #evaluation: EvaluationOptions;
 
   constructor(
     config: PodSecurityConfig,
@@ -116,6 +123,7 @@ export class PodSecurityAdmission {
     this.#namespaces = new Set(config.exemptions?.namespaces ?? []);
     this.#runtimeClasses = new Set(config.exemptions?.runtimeClasses ?? []);
     this.#metrics = deps.metrics ?? new PodSecurityMetrics();
+    this.#evaluation = { rootIsHostRoot: config.rootIsHostRoot === true };
   }
 
   /** The policy of namespaces without labels. */
@@ -213,7 +221,7 @@ export class PodSecurityAdmission {
       const key = levelVersionString(lv);
       let found = cache.get(key);
       if (found === undefined) {
-        found = violationsText(evaluatePod(lv, pod));
+        found = violationsText(evaluatePod(lv, pod, this.#evaluation));
         cache.set(key, found);
       }
       return found;
@@ -272,7 +280,7 @@ export class PodSecurityAdmission {
     const checked = ordered.slice(0, NAMESPACE_MAX_PODS_TO_CHECK);
     const byWarning = new Map<string, { first: string; count: number }>();
     for (const pod of checked) {
-      const v = violationsText(evaluatePod(enforce, podLike(pod)));
+      const v = violationsText(evaluatePod(enforce, podLike(pod), this.#evaluation));
       if (v === '') continue;
       const name = pod.metadata.name ?? '';
       const seen = byWarning.get(v);

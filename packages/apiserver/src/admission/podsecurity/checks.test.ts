@@ -288,3 +288,13 @@ describe('Pod Security checks', () => {
     assert.doesNotThrow(() => evaluatePod(at('restricted'), pod as unknown as PodLike));
   });
 });
+
+describe('root is the host root (Setpoint: pods run as host processes)', () => {
+  const rootPod = { metadata: {}, spec: { securityContext: { runAsUser: 0 }, containers: [{ name: 'c', image: 'i' }] } };
+  it('baseline refuses runAsUser 0 only when rootIsHostRoot is set; privileged never does', () => {
+    const baseline = { level: 'baseline', version: LATEST } as const;
+    assert.deepEqual(evaluatePod(baseline, rootPod), [], "Kubernetes' baseline admits root");
+    assert.equal(violationsText(evaluatePod(baseline, rootPod, { rootIsHostRoot: true })), 'runAsUser=0 (pod must not set runAsUser=0)');
+    assert.deepEqual(evaluatePod({ level: 'privileged', version: LATEST }, rootPod, { rootIsHostRoot: true }), []);
+  });
+});

@@ -21,12 +21,27 @@ function versionFor(check: Check, minor: number): VersionedCheck | undefined {
   return chosen;
 }
 
+/** How pods meet the host where they run (Setpoint's addition to Kubernetes' evaluation). */
+export interface EvaluationOptions {
+  /**
+   * Root in a pod is root on the host: the nodes run pods as host processes, with no image, user
+   * namespace or container between them (Setpoint's process runtime). Then `runAsUser: 0` owns
+   * the host like `privileged: true` does, and baseline refuses it too (restricted's runAsUser
+   * check, at every level but privileged). Default false, as in Kubernetes.
+   */
+  readonly rootIsHostRoot?: boolean;
+}
+
+/** Checks baseline also runs when root in a pod is root on the host. */
+const HOST_ROOT_CHECKS: ReadonlySet<string> = new Set(['runAsUser']);
+
 /** The violations of `pod` at `lv`, in order; empty when it is allowed. */
-export function evaluatePod(lv: LevelVersion, pod: PodLike): Violation[] {
+export function evaluatePod(lv: LevelVersion, pod: PodLike, options: EvaluationOptions = {}): Violation[] {
   if (lv.level === 'privileged') return [];
   const minor = lv.version.latest ? Number.POSITIVE_INFINITY : lv.version.minor;
+  const atLevel = (check: Check) => lv.level === 'restricted' || check.level === 'baseline' || (options.rootIsHostRoot === true && HOST_ROOT_CHECKS.has(check.id));
   const chosen = ORDERED.map((check) => ({ check, impl: versionFor(check, minor) })).filter(
-    (c): c is { check: Check; impl: VersionedCheck } => c.impl !== undefined && (lv.level === 'restricted' || c.check.level === 'baseline'),
+    (c): c is { check: Check; impl: VersionedCheck } => c.impl !== undefined && atLevel(c.check),
   );
   const overridden = new Set(lv.level === 'restricted' ? chosen.flatMap((c) => (c.check.level === 'restricted' ? (c.impl.overrides ?? []) : [])) : []);
   const out: Violation[] = [];
