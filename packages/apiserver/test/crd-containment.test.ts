@@ -44,7 +44,10 @@ async function conditions(srv: TestServer, name: string, until: (c: Cond[]) => b
 const has = (type: string, status: string, reason?: string) => (list: Cond[]) => list.some((c) => c.type === type && c.status === status && (reason === undefined || c.reason === reason));
 
 test('stored CRDs that cannot be served say so in their conditions, and every other CRD is served', async () => {
-  await using srv = await startTestServer();
+  // The API server serves the store as it is (checkStoredObjects: false, as an older or buggy
+  // server would), so the controller itself meets the malformed CRD; with the check on, the
+  // server leaves it out before the controller sees it (typed-decoding.test.ts).
+  await using srv = await startTestServer({ checkStoredObjects: false });
   // Written straight into the store (by an older version, or a buggy server): one malformed in
   // the same group as the others, one with a pattern JavaScript takes but RE2 does not, holding
   // the cleanup finalizer as an older server would have added it.
@@ -66,9 +69,9 @@ test('stored CRDs that cannot be served say so in their conditions, and every ot
   );
   assert.ok(has('NamesAccepted', 'True', 'NoConflicts')(oldConds), 'its names are fine');
 
-  const brokenConds = await conditions(srv, 'brokens.example.com', has('NamesAccepted', 'False', 'InvalidNames'), 'brokens NamesAccepted=False');
-  assert.match(brokenConds.find((c) => c.type === 'NamesAccepted')!.message, /spec\.names: Required value/);
-  assert.ok(has('Established', 'False', 'NotAccepted')(brokenConds));
+  // The malformed one cannot even take a status write (the server refuses to write an object of
+  // the wrong shape, as Kubernetes cannot decode one): the controller counts and retries it.
+  await waitFor(async () => /controller_runtime_reconcile_errors_total\{controller="customresourcedefinition"\} [1-9]/.test((await srv.request('GET', '/metrics')).text), 10_000, 'the malformed CRD counted as a reconcile error');
 
   const resources = ok(await srv.request('GET', '/apis/example.com/v1')).resources.map((r: { name: string }) => r.name);
   assert.deepEqual(resources, ['widgets'], 'only the servable CRD is served');

@@ -27,7 +27,8 @@ describe('setpoint describe', () => {
       message: 'it happened  ',
       type: 'Normal',
       source: { component: 'tester' },
-      firstTimestamp: new Date(now - 120_000).toISOString(),
+      // 15 minutes prints as "15m" for a whole minute (kubectl's HumanDuration), however slow the machine.
+      firstTimestamp: new Date(now - 15 * 60_000).toISOString(),
       lastTimestamp: new Date(now - 30_000).toISOString(),
       count: 3,
       ...extra,
@@ -59,9 +60,9 @@ describe('setpoint describe', () => {
       `  Resource Version:    ${obj.metadata.resourceVersion}`,
       `  UID:                 ${obj.metadata.uid}`,
       'Events:',
-      '  Type    Reason  Age               From    Message',
-      '  ----    ------  ----              ----    -------',
-      '  Normal  Tested  30s (x3 over 2m)  tester  it happened',
+      '  Type    Reason  Age                From    Message',
+      '  ----    ------  ----               ----    -------',
+      '  Normal  Tested  30s (x3 over 15m)  tester  it happened',
       '',
     ].join('\n');
     assert.equal(r.stdout.replace(/\b3[0-9]s \(x3/, '30s (x3'), expected);
