@@ -23,6 +23,7 @@ import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type
 import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { verifiedClientCertificate, clientCertificateTlsOptions } from './auth/clientcert.js';
+import { actingUser } from './auth/impersonation.js';
 import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
 import { Authorization, requestAttributes, type AuthorizationOptions } from './authz/index.js';
 import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptions } from './auth/serviceaccount.js';
@@ -117,6 +118,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     setpointInfo?: RequestInfo;
     setpointUser?: UserInfo;
+    /** The authenticated user when the request impersonates another (setpointUser is then the impersonated one). */
+    setpointRequestor?: UserInfo;
   }
 }
 
@@ -392,12 +395,21 @@ export class ApiServer {
       if (isPublicDashboardRequest(req.method, path)) return;
       const auth = this.authenticator;
       if (auth === undefined) return;
-      const user = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
-      if (user === undefined) {
+      const authenticated = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
+      if (authenticated === undefined) {
         sendError(reply, ApiError.unauthorized());
         return reply;
       }
-      req.setpointUser = user;
+      req.setpointUser = authenticated;
+      // Impersonate-* headers (auth/impersonation.ts): from here on the request is the impersonated user's.
+      let user: UserInfo;
+      try {
+        user = actingUser(req, authenticated, (check) => this.authorization?.check(check));
+      } catch (err) {
+        sendError(reply, toApiError(err));
+        return reply;
+      }
+      if (user !== authenticated) [req.setpointRequestor, req.setpointUser] = [authenticated, user];
       const authorization = this.authorization;
       if (authorization !== undefined) {
         const info = path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') ? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch) : undefined;
