@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type KubeObject, type Logger } from '@setpoint/api';
 import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { SystemNamespacesLoop, SYSTEM_NAMESPACES, systemNamespaceDeletion } from './admission/systemnamespaces.js';
 import { verifiedClientCertificate, clientCertificateTlsOptions } from './auth/clientcert.js';
 import { actingUser } from './auth/impersonation.js';
 import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
@@ -111,7 +112,6 @@ export interface ApiServerOptions {
   readonly logger?: Logger;
 }
 
-const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const OPEN_PATHS = new Set(['/livez', '/readyz', '/healthz', '/version']);
 
 declare module 'fastify' {
@@ -134,6 +134,8 @@ export class ApiServer {
   private readonly logger: Logger;
   private compactor: Compactor | undefined;
   private crdController: CrdController | undefined;
+  /** Creates the system namespaces again when they go missing (admission/systemnamespaces.ts). */
+  private systemNamespaces: SystemNamespacesLoop | undefined;
   /** Authorization of authenticated requests; undefined when every request is allowed. */
   private authorization: Authorization | undefined;
   /** In-flight, watch, body and time limits of requests. */
@@ -230,6 +232,7 @@ export class ApiServer {
     this.ready = false;
     this.stopping.abort();
     this.crdController?.stop();
+    await this.systemNamespaces?.stop();
     this.authorization?.stop();
     await this.compactor?.stop();
     for (const storage of this.storages.values()) storage.cache.stop();
@@ -247,6 +250,10 @@ export class ApiServer {
     for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
     await this.bootstrap();
+    this.systemNamespaces = new SystemNamespacesLoop(async () => {
+      for (const namespace of await this.bootstrap()) this.logger.warn({ namespace }, 'system namespace was missing; created it again');
+    }, { clock: this.clock, logger: this.logger });
+    this.systemNamespaces.start();
     if (this.options.authenticator !== undefined && this.options.authorization !== false) {
       this.authorization = await Authorization.start(
         { storageOf: (group, resource) => this.builtinStorage(group, resource) },
@@ -349,18 +356,21 @@ export class ApiServer {
     }
   }
 
-  /** Creates the namespaces every cluster has. */
-  private async bootstrap(): Promise<void> {
+  /** Creates the namespaces every cluster has that are missing; resolves with those it created. */
+  private async bootstrap(): Promise<string[]> {
     const namespaces = this.storageFor('', 'v1', 'namespaces');
-    for (const name of DEFAULT_NAMESPACES) {
+    const created: string[] = [];
+    for (const name of SYSTEM_NAMESPACES) {
       const existing = await this.options.store.get(objectKey(namespaces.def, '', name));
       if (existing !== undefined) continue;
       try {
         await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        created.push(name);
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       }
     }
+    return created;
   }
 
   private routes(): void {
@@ -489,6 +499,8 @@ export class ApiServer {
     if (def?.createOnly === true) return this.handleReview(req, reply, info, def);
     const storage = def && this.storages.get(def);
     if (storage === undefined) throw notFoundPath();
+    const refused = systemNamespaceDeletion(info);
+    if (refused !== undefined) throw refused;
     const user = req.setpointUser;
     const admission = user === undefined ? undefined : this.authorization?.admission(user, info);
     if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));
