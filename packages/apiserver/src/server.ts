@@ -34,6 +34,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discover
 import { Auditor, type AuditOptions } from './audit/index.js';
 import { decodeBody } from './http/body.js';
 import { answerClientError, answerExpectationFailed, answerFrameworkError } from './http/clienterror.js';
+import { connectionServerOptions, type ConnectionTimeoutOptions } from './http/connections.js';
 import { RequestLimits, bodyTooLarge, isBodyTooLarge, type RequestLimitsOptions } from './http/limits.js';
 import { ApiMetrics } from './http/metrics.js';
 import { hasProtobufMessage } from './http/protobuf/index.js';
@@ -100,6 +101,11 @@ export interface ApiServerOptions {
    * leases), watches per user, body size, request timeouts. Defaults: kube-apiserver's.
    */
   readonly limits?: RequestLimitsOptions;
+  /**
+   * How long a client may take to send a request's headers, and the whole request, before its
+   * connection is closed (http/connections.ts). Defaults: 32 s and 60 s.
+   */
+  readonly connections?: ConnectionTimeoutOptions;
   /** The audit log (audit/): one audit.k8s.io/v1 event a line, by policy. Off unless given. */
   readonly audit?: AuditOptions;
   /**
@@ -167,8 +173,10 @@ export class ApiServer {
     this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens, this.dashboardSessions]);
     this.limits = new RequestLimits(options.limits, { clock: this.clock, registry: this.metrics.registry, everyoneIsAdmin: options.authenticator === undefined });
     const tls = options.tls;
+    const connections = connectionServerOptions(options.connections); // header and body timeouts (http/connections.ts)
     this.app = Fastify({
-      ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : {}),
+      ...(tls ? { https: { ...connections, cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : { http: connections }),
+      requestTimeout: connections.requestTimeout,
       bodyLimit: this.limits.maxRequestBodyBytes,
       clientErrorHandler: answerClientError,
       frameworkErrors: answerFrameworkError,
