@@ -26,6 +26,8 @@ describe('system namespaces', () => {
     }
     ok(await srv.request('POST', NS, { metadata: { name: 'mine' } }), 201);
     assertStatus(await srv.request('DELETE', NS), 405, 'MethodNotAllowed');
+    const discovery = ok(await srv.request('GET', '/api/v1'));
+    assert.deepEqual(discovery.resources.find((r: { name: string }) => r.name === 'namespaces').verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
     assert.equal(ok(await srv.request('GET', `${NS}/mine`)).status.phase, 'Active');
     // Other namespaces are deleted as before.
     ok(await srv.request('DELETE', `${NS}/mine`));
