@@ -2,14 +2,16 @@
  * ApiServer: the Kubernetes REST API over a Store, on fastify.
  *
  * Expected flow: `ApiServer.start(options)` opens one watch cache per served kind, creates the
- * namespaces every cluster has (default, kube-system, kube-public, kube-node-lease), and listens.
+ * namespaces every cluster has (default, kube-system, kube-public, kube-node-lease; they cannot be
+ * deleted, and are created again when missing: admission/systemnamespaces.ts), and listens.
  * /readyz answers 200 once the caches are primed. `stop()` stops taking requests, ends open
  * watches cleanly, and stops the caches; it does not close the store (its owner does).
  *
  * Guarantees: every error is a Status with Content-Type application/json; requests without valid
  * credentials (bearer token, ServiceAccount token, or client certificate of the CA) get a bare 401
  * Unauthorized Status that never says why (except /livez, /readyz, /healthz and /version, and
- * /metrics from loopback). With an authenticator, authenticated requests are then authorized
+ * /metrics from loopback); Impersonate-* headers are served as Kubernetes serves them
+ * (auth/impersonation.ts). With an authenticator, authenticated requests are then authorized
  * (authz/: system:masters, Node, RBAC, with the default roles ensured at start) and refused with
  * Kubernetes' 403 before anything is read or written. Requests beyond the in-flight limits get 429
  * with Retry-After, and requests that outlive the request timeout 504 (http/limits.ts); with
