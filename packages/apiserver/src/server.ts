@@ -2,14 +2,16 @@
  * ApiServer: the Kubernetes REST API over a Store, on fastify.
  *
  * Expected flow: `ApiServer.start(options)` opens one watch cache per served kind, creates the
- * namespaces every cluster has (default, kube-system, kube-public, kube-node-lease), and listens.
+ * namespaces every cluster has (default, kube-system, kube-public, kube-node-lease; they cannot be
+ * deleted, and are created again when missing: admission/systemnamespaces.ts), and listens.
  * /readyz answers 200 once the caches are primed. `stop()` stops taking requests, ends open
  * watches cleanly, and stops the caches; it does not close the store (its owner does).
  *
  * Guarantees: every error is a Status with Content-Type application/json; requests without valid
  * credentials (bearer token, ServiceAccount token, or client certificate of the CA) get a bare 401
  * Unauthorized Status that never says why (except /livez, /readyz, /healthz and /version, and
- * /metrics from loopback). With an authenticator, authenticated requests are then authorized
+ * /metrics from loopback); Impersonate-* headers are served as Kubernetes serves them
+ * (auth/impersonation.ts). With an authenticator, authenticated requests are then authorized
  * (authz/: system:masters, Node, RBAC, with the default roles ensured at start) and refused with
  * Kubernetes' 403 before anything is read or written. Requests beyond the in-flight limits get 429
  * with Retry-After, and requests that outlive the request timeout 504 (http/limits.ts); with
@@ -22,7 +24,9 @@ import type { AddressInfo } from 'node:net';
 import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type KubeObject, type Logger } from '@setpoint/api';
 import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { SystemNamespacesLoop, SYSTEM_NAMESPACES, systemNamespaceDeletion } from './admission/systemnamespaces.js';
 import { verifiedClientCertificate, clientCertificateTlsOptions } from './auth/clientcert.js';
+import { actingUser } from './auth/impersonation.js';
 import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
 import { Authorization, requestAttributes, type AuthorizationOptions } from './authz/index.js';
 import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptions } from './auth/serviceaccount.js';
@@ -34,6 +38,7 @@ import type { PodSecurityAdmission, PodSecurityConfig } from './admission/podsec
 import { Auditor, type AuditOptions } from './audit/index.js';
 import { decodeBody } from './http/body.js';
 import { answerClientError, answerExpectationFailed, answerFrameworkError } from './http/clienterror.js';
+import { connectionServerOptions, type ConnectionTimeoutOptions } from './http/connections.js';
 import { RequestLimits, bodyTooLarge, isBodyTooLarge, type RequestLimitsOptions } from './http/limits.js';
 import { ApiMetrics } from './http/metrics.js';
 import { hasProtobufMessage } from './http/protobuf/index.js';
@@ -100,6 +105,11 @@ export interface ApiServerOptions {
    * leases), watches per user, body size, request timeouts. Defaults: kube-apiserver's.
    */
   readonly limits?: RequestLimitsOptions;
+  /**
+   * How long a client may take to send a request's headers, and the whole request, before its
+   * connection is closed (http/connections.ts). Defaults: 32 s and 60 s.
+   */
+  readonly connections?: ConnectionTimeoutOptions;
   /** The audit log (audit/): one audit.k8s.io/v1 event a line, by policy. Off unless given. */
   readonly audit?: AuditOptions;
   /**
@@ -123,13 +133,14 @@ export interface ApiServerOptions {
   readonly logger?: Logger;
 }
 
-const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const OPEN_PATHS = new Set(['/livez', '/readyz', '/healthz', '/version']);
 
 declare module 'fastify' {
   interface FastifyRequest {
     setpointInfo?: RequestInfo;
     setpointUser?: UserInfo;
+    /** The authenticated user when the request impersonates another (setpointUser is then the impersonated one). */
+    setpointRequestor?: UserInfo;
   }
 }
 
@@ -146,6 +157,8 @@ export class ApiServer {
   private readonly storedObjects: StoredObjectDecoder;
   private compactor: Compactor | undefined;
   private crdController: CrdController | undefined;
+  /** Creates the system namespaces again when they go missing (admission/systemnamespaces.ts). */
+  private systemNamespaces: SystemNamespacesLoop | undefined;
   /** Authorization of authenticated requests; undefined when every request is allowed. */
   private authorization: Authorization | undefined;
   /** In-flight, watch, body and time limits of requests. */
@@ -180,8 +193,10 @@ export class ApiServer {
     this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens, this.dashboardSessions]);
     this.limits = new RequestLimits(options.limits, { clock: this.clock, registry: this.metrics.registry, everyoneIsAdmin: options.authenticator === undefined });
     const tls = options.tls;
+    const connections = connectionServerOptions(options.connections); // header and body timeouts (http/connections.ts)
     this.app = Fastify({
-      ...(tls ? { https: { cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : {}),
+      ...(tls ? { https: { ...connections, cert: tls.cert, key: tls.key, ...(tls.clientCA === undefined ? {} : clientCertificateTlsOptions(tls.clientCA)) } } : { http: connections }),
+      requestTimeout: connections.requestTimeout,
       bodyLimit: this.limits.maxRequestBodyBytes,
       clientErrorHandler: answerClientError,
       frameworkErrors: answerFrameworkError,
@@ -245,6 +260,7 @@ export class ApiServer {
     this.ready = false;
     this.stopping.abort();
     this.crdController?.stop();
+    await this.systemNamespaces?.stop();
     this.authorization?.stop();
     await this.compactor?.stop();
     for (const storage of this.storages.values()) storage.cache.stop();
@@ -263,6 +279,10 @@ export class ApiServer {
     await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
     this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.builtinStorage(group, resource), this.metrics.registry);
     await this.bootstrap();
+    this.systemNamespaces = new SystemNamespacesLoop(async () => {
+      for (const namespace of await this.bootstrap()) this.logger.warn({ namespace }, 'system namespace was missing; created it again');
+    }, { clock: this.clock, logger: this.logger });
+    this.systemNamespaces.start();
     if (this.options.authenticator !== undefined && this.options.authorization !== false) {
       this.authorization = await Authorization.start(
         { storageOf: (group, resource) => this.builtinStorage(group, resource) },
@@ -365,18 +385,21 @@ export class ApiServer {
     }
   }
 
-  /** Creates the namespaces every cluster has. */
-  private async bootstrap(): Promise<void> {
+  /** Creates the namespaces every cluster has that are missing; resolves with those it created. */
+  private async bootstrap(): Promise<string[]> {
     const namespaces = this.storageFor('', 'v1', 'namespaces');
-    for (const name of DEFAULT_NAMESPACES) {
+    const created: string[] = [];
+    for (const name of SYSTEM_NAMESPACES) {
       const existing = await this.options.store.get(objectKey(namespaces.def, '', name));
       if (existing !== undefined) continue;
       try {
         await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        created.push(name);
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       }
     }
+    return created;
   }
 
   private routes(): void {
@@ -421,12 +444,21 @@ export class ApiServer {
       if (isPublicDashboardRequest(req.method, path)) return;
       const auth = this.authenticator;
       if (auth === undefined) return;
-      const user = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
-      if (user === undefined) {
+      const authenticated = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
+      if (authenticated === undefined) {
         sendError(reply, ApiError.unauthorized());
         return reply;
       }
-      req.setpointUser = user;
+      req.setpointUser = authenticated;
+      // Impersonate-* headers (auth/impersonation.ts): from here on the request is the impersonated user's.
+      let user: UserInfo;
+      try {
+        user = actingUser(req, authenticated, (check) => this.authorization?.check(check));
+      } catch (err) {
+        sendError(reply, toApiError(err));
+        return reply;
+      }
+      if (user !== authenticated) [req.setpointRequestor, req.setpointUser] = [authenticated, user];
       const authorization = this.authorization;
       if (authorization !== undefined) {
         const info = path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') ? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch) : undefined;
@@ -506,6 +538,8 @@ export class ApiServer {
     if (def?.createOnly === true) return this.handleReview(req, reply, info, def);
     const storage = def && this.storages.get(def);
     if (storage === undefined) throw notFoundPath();
+    const refused = systemNamespaceDeletion(info);
+    if (refused !== undefined) throw refused;
     const user = req.setpointUser;
     const admission = user === undefined ? undefined : this.authorization?.admission(user, info);
     if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));

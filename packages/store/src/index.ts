@@ -2,6 +2,6 @@
 export * from './store.js';
 export { compareKeys } from './validate.js';
 export { MemoryStore } from './memory/memory.js';
-export { SqliteStore, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite/sqlite.js';
+export { SqliteStore, isCorruptDatabase, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite/sqlite.js';
 export { Compactor, type CompactorOptions, type CompactorStatus, type Leadership } from './compactor.js';
 export { EtcdStore, EtcdElection, type EtcdStoreOptions, type EtcdClusterInfo, type EtcdElectionOptions } from './etcd/index.js';

@@ -7,7 +7,8 @@
  * (keeps error Statuses, and bodies for RequestResponse), and the event is written when the
  * response closes. `close()` at shutdown flushes the file.
  *
- * Guarantees: Metadata events carry who (user, uid, groups, extra), what (verb, requestURI,
+ * Guarantees: Metadata events carry who (user, uid, groups, extra; and impersonatedUser when the
+ * request impersonated someone, `user` staying the one who sent it), what (verb, requestURI,
  * objectRef: resource, namespace, name, apiGroup, apiVersion, subresource), from where
  * (sourceIPs, userAgent), the answer (responseStatus: the code; for failures Kubernetes' status,
  * message and reason) and when (requestReceivedTimestamp, stageTimestamp: their difference is the
@@ -26,7 +27,7 @@ import type { UserInfo } from '../auth/index.js';
 import { decodeBody } from '../http/body.js';
 import { decodeProtobuf, PROTOBUF_MEDIA_TYPE } from '../http/protobuf/index.js';
 import { parseRequestInfo, type RequestInfo } from '../http/requestinfo.js';
-import { bodiesAllowed, microTime, responseStatusOf, sourceIPs, withoutManagedFields, type AuditEvent, type AuditObjectRef } from './event.js';
+import { bodiesAllowed, microTime, responseStatusOf, sourceIPs, withoutManagedFields, type AuditEvent, type AuditObjectRef, type AuditUserInfo } from './event.js';
 import { AuditPolicyChecker, METADATA_POLICY, type AuditAttributes, type AuditDecision, type AuditPolicy } from './policy.js';
 import { AuditLogWriter, type AuditLogWriterOptions } from './writer.js';
 
@@ -177,6 +178,7 @@ export class Auditor {
       requestURI: req.url,
       verb: info.kind === 'resource' ? info.verb : req.method.toLowerCase(),
       user: userOf(req, code),
+      ...(req.setpointRequestor !== undefined && req.setpointUser !== undefined ? { impersonatedUser: auditUser(req.setpointUser) } : {}),
       sourceIPs: sourceIPs(req.raw.socket?.remoteAddress, req.headers['x-forwarded-for'], req.headers['x-real-ip']),
       requestReceivedTimestamp: microTime(state.receivedMicros),
       stageTimestamp: microTime(Math.max(state.receivedMicros, this.#nowMicros())),
@@ -216,7 +218,8 @@ export class Auditor {
 /** What the policy matches a request on. */
 function attributesOf(req: FastifyRequest, code: number): AuditAttributes {
   const info = infoOf(req);
-  const user = req.setpointUser;
+  // The policy matches who sent the request, as kube-apiserver's audit filter (before impersonation) does.
+  const user = req.setpointRequestor ?? req.setpointUser;
   const path = req.url.split('?', 1)[0]!;
   const who = user !== undefined ? { name: user.name, groups: user.groups } : code === 401 ? undefined : { name: ANONYMOUS.username, groups: ANONYMOUS.groups };
   if (info.kind !== 'resource') return { user: who, verb: req.method.toLowerCase(), resourceRequest: false, path, apiGroup: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -238,19 +241,21 @@ function namespaceOf(info: Extract<RequestInfo, { kind: 'resource' }>): string {
 }
 
 function userOf(req: FastifyRequest, code: number): AuditEvent['user'] {
-  const user: UserInfo | undefined = req.setpointUser;
-  if (user !== undefined) {
-    const out: AuditEvent['user'] = { username: user.name };
-    if (user.uid !== undefined && user.uid !== '') out.uid = user.uid;
-    out.groups = [...user.groups];
-    if (user.extra !== undefined && Object.keys(user.extra).length > 0) out.extra = { ...user.extra };
-    return out;
-  }
+  const user: UserInfo | undefined = req.setpointRequestor ?? req.setpointUser;
+  if (user !== undefined) return auditUser(user);
   // A request refused for its credentials has no user; open paths (and servers without
   // authentication) serve everyone as the anonymous user.
   const path = req.url.split('?', 1)[0]!;
   if (code === 401 && !OPEN_PATHS.has(path)) return {};
   return { username: ANONYMOUS.username, groups: [...ANONYMOUS.groups] };
+}
+
+function auditUser(user: UserInfo): AuditUserInfo {
+  const out: AuditUserInfo = { username: user.name };
+  if (user.uid !== undefined && user.uid !== '') out.uid = user.uid;
+  out.groups = [...user.groups];
+  if (user.extra !== undefined && Object.keys(user.extra).length > 0) out.extra = { ...user.extra };
+  return out;
 }
 
 function requestBodyOf(req: FastifyRequest): unknown {

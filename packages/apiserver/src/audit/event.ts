@@ -26,6 +26,14 @@ export interface AuditResponseStatus {
   code: number;
 }
 
+/** A user as an audit event records it (authentication.k8s.io/v1 UserInfo); empty fields are left out. */
+export interface AuditUserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, readonly string[]>;
+}
+
 /** One audit.k8s.io/v1 Event: a line of the audit log. */
 export interface AuditEvent {
   kind: 'Event';
@@ -35,7 +43,10 @@ export interface AuditEvent {
   stage: AuditStage;
   requestURI: string;
   verb: string;
-  user: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, readonly string[]> };
+  /** Who sent the request (the authenticated user, also when it impersonates another). */
+  user: AuditUserInfo;
+  /** Whom the request impersonated (Impersonate-* headers); absent when it impersonated nobody. */
+  impersonatedUser?: AuditUserInfo;
   sourceIPs: string[];
   userAgent?: string;
   objectRef?: AuditObjectRef;

@@ -1,6 +1,6 @@
 /** Audit logging: Kubernetes' audit.k8s.io/v1 events and policies, to a rotated file. */
 export { addAuditAnnotation, Auditor, type AuditOptions } from './auditor.js';
-export { bodiesAllowed, type AuditEvent, type AuditObjectRef, type AuditResponseStatus } from './event.js';
+export { bodiesAllowed, type AuditEvent, type AuditObjectRef, type AuditResponseStatus, type AuditUserInfo } from './event.js';
 export {
   AUDIT_LEVELS,
   AUDIT_STAGES,

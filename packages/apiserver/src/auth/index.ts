@@ -11,6 +11,17 @@ export {
 export type { CertificateAndKey, EnsureServingCertificatesOptions, IssueClientCertificateOptions, ServingCertificates } from './certs.js';
 export { AUTHENTICATED_GROUP, ClientCertificateAuthenticator, UnionAuthenticator, withAuthenticatedGroup } from './authenticator.js';
 export type { AuthenticationHeaders, AuthenticationResult, Authenticator, ClientCertificateIdentity, UserInfo } from './authenticator.js';
+export {
+  IMPERSONATE_EXTRA_HEADER_PREFIX,
+  IMPERSONATE_GROUP_HEADER,
+  IMPERSONATE_UID_HEADER,
+  IMPERSONATE_USER_HEADER,
+  actingUser,
+  impersonatedUser,
+  impersonationTargets,
+  removeImpersonationHeaders,
+} from './impersonation.js';
+export type { DistinctHeaders, ImpersonatingRequest, ImpersonationAuthorizer, ImpersonationCheck, ImpersonationTarget } from './impersonation.js';
 export { clientCertificateTlsOptions, verifiedClientCertificate } from './clientcert.js';
 export { loadTokenFile, parseTokenFile } from './tokenfile.js';
 export type { TokenFileEntry } from './tokenfile.js';

@@ -47,7 +47,8 @@ function resourceEntries(def: ResourceDef): object[] {
     singularName: def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: def.createOnly === true ? ['create'] : allVerbs,
+    // Namespaces have no deletecollection, as in Kubernetes (admission/systemnamespaces.ts answers it 405).
+    verbs: def.createOnly === true ? ['create'] : def.group === '' && def.resource === 'namespaces' ? allVerbs.filter((v) => v !== 'deletecollection') : allVerbs,
   };
   if (def.shortNames && def.shortNames.length > 0) main.shortNames = def.shortNames;
   if (def.categories && def.categories.length > 0) main.categories = def.categories;

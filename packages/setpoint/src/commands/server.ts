@@ -41,7 +41,7 @@ import {
   type ComponentCredential,
   type KubeletClientOptions,
 } from '@setpoint/apiserver';
-import { EtcdStore, MemoryStore, SqliteStore, type Store } from '@setpoint/store';
+import { EtcdStore, MemoryStore, SqliteStore, isCorruptDatabase, type Store } from '@setpoint/store';
 import { checkEtcdFlags, openEtcdStore, type EtcdFlags } from '../etcd.js';
 import { isLoopbackHost, parseChoice, parseDuration, parsePort } from '../flags.js';
 import { serveSnapshots } from '../snapshot/socket.js';
@@ -135,8 +135,13 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
   if (flags.insecureHttp && !isLoopbackHost(flags.host)) throw new Error(`--insecure-http is allowed on loopback only, not on --host ${flags.host}`);
   // Private (0700, files 0600): it holds every Secret and the cluster's keys (datadir.ts).
   reportTightened(logger, dataDir, tightenDataDir(dataDir));
-  const store: Store =
-    backend === 'sqlite' ? await SqliteStore.open({ path: join(dataDir, 'state.db') }) : backend === 'etcd' ? await openEtcdStore(flags, logger) : new MemoryStore();
+  const dbPath = join(dataDir, 'state.db');
+  let store: Store;
+  try {
+    store = backend === 'sqlite' ? await SqliteStore.open({ path: dbPath }) : backend === 'etcd' ? await openEtcdStore(flags, logger) : new MemoryStore();
+  } catch (err) {
+    throw isCorruptDatabase(err) ? damagedStore(dbPath, sqliteMessage(err), err) : err;
+  }
   try {
     const token = await ensureAdminToken(dataDir, logger);
     const fileTokens = flags.tokenAuthFile === undefined ? [] : await loadTokenFile(resolve(flags.tokenAuthFile));
@@ -192,9 +197,29 @@ export async function startServer(flags: ServerFlags, logger: Logger): Promise<R
       },
     };
   } catch (err) {
-    await store.close();
-    throw err;
+    const damaged = store instanceof SqliteStore ? store.damaged : undefined;
+    await store.close().catch((closing: unknown) => {
+      if (damaged === undefined) throw closing;
+    });
+    throw damaged !== undefined ? damagedStore(dbPath, damaged, err) : err;
   }
+}
+
+/** The error for a store file SQLite found damaged (`why`: SQLite's words): which file, and how to get back to a working one. */
+function damagedStore(path: string, why: string, err: unknown): Error {
+  return new Error(
+    `the store ${path} is damaged: ${why}. Restore the latest snapshot into a new data directory — setpoint snapshot restore SNAPSHOT_FILE --data-dir NEW_DIR — and start with --data-dir NEW_DIR (docs/operating.md, "A damaged store")`,
+    { cause: err },
+  );
+}
+
+/** The message of the innermost error with an SQLite code ("database disk image is malformed"). */
+function sqliteMessage(err: unknown): string {
+  let why = err instanceof Error ? err.message : String(err);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (String((e as { code?: unknown }).code).startsWith('SQLITE_')) why = e.message;
+  }
+  return why;
 }
 
 /** Resolves at the first SIGINT or SIGTERM. */

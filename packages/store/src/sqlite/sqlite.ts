@@ -35,6 +35,7 @@ import {
 } from '../store.js';
 import { checkKey, checkPrefix, checkRevision, checkValue, compareKeys, prefixEnd, resolveLimits, type StoreLimits } from '../validate.js';
 import { WatchChannel, type WatchSource } from '../watch-channel.js';
+import { DEFAULT_RESERVE_BYTES, SpaceReserve, isDiskFull } from './reserve.js';
 import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
@@ -52,6 +53,12 @@ export interface SqliteStoreOptions extends StoreOptions {
    * (no group commit), which only benchmarks want.
    */
   readonly maxBatch?: number;
+  /**
+   * Bytes of disk kept in reserve beside the database (`<path>-reserve`), given up when the disk
+   * fills so deletes still commit (see SpaceReserve). Default 16 MiB; 0: none (a full disk then
+   * refuses deletes too).
+   */
+  readonly reserveBytes?: number;
 }
 
 /** Counters that show what the store did (for metrics and tests). */
@@ -68,6 +75,8 @@ type Pending =
   | { kind: 'delete'; key: string; expected: number | undefined; resolve: (r: DeleteResult) => void; reject: (e: unknown) => void };
 
 const MAX_BATCH = 2048;
+/** How much larger an update may make an object while the disk is full (a deletion mark, a status change). */
+const LOW_SPACE_GROWTH_BYTES = 1024;
 
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
@@ -86,6 +95,15 @@ export class SqliteStore implements Store {
   private compaction: Promise<CompactResult> | undefined;
   private readonly channels = new Set<{ prefix: string; end: string | undefined; channel: WatchChannel }>();
   private readonly applyBatch: (ops: Pending[]) => Array<{ event: WatchEvent } | { error: StoreError }>;
+  private readonly path: string;
+  private readonly reserve: SpaceReserve;
+  /**
+   * The disk is full (or was at the last try): only writes that free space or barely add to it are
+   * committed — deletes, and updates growing an object by at most LOW_SPACE_GROWTH_BYTES — until
+   * the reserve can be made again.
+   */
+  private lowSpace = false;
+  private damagedFile: string | undefined;
 
   private constructor(options: SqliteStoreOptions) {
     this.limits = resolveLimits(options);
@@ -107,13 +125,36 @@ export class SqliteStore implements Store {
     } catch (err) {
       this.db.close();
       const message = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'it is in use by another process' : (err as Error).message;
+      if (isCorruptDatabase(err)) throw corruptError(options.path, err);
       throw new StoreError('Unavailable', `cannot open the database ${options.path}: ${message}`, { cause: err });
     }
-    this.stmt = prepareStatements(this.db);
-    this.revision = this.stmt.sequence.get()?.seq ?? 0;
-    this.compacted = this.stmt.getMeta.get('compact_revision')?.value ?? 0;
-    this.compactedThrough = this.stmt.getMeta.get('compacted_through')?.value ?? 0;
+    try {
+      this.stmt = prepareStatements(this.db);
+      this.revision = this.stmt.sequence.get()?.seq ?? 0;
+      this.compacted = this.stmt.getMeta.get('compact_revision')?.value ?? 0;
+      this.compactedThrough = this.stmt.getMeta.get('compacted_through')?.value ?? 0;
+    } catch (err) {
+      this.db.close();
+      if (isCorruptDatabase(err)) throw corruptError(options.path, err);
+      throw err;
+    }
     this.applyBatch = this.db.transaction((ops: Pending[]) => ops.map((op) => this.apply(op)));
+    this.path = options.path;
+    this.reserve = new SpaceReserve(options.path, options.path === ':memory:' || options.path === '' ? 0 : (options.reserveBytes ?? DEFAULT_RESERVE_BYTES));
+    this.lowSpace = !this.reserve.acquire();
+  }
+
+  /**
+   * SQLite's words ("database disk image is malformed") once a read or write found the database
+   * file damaged (SQLITE_CORRUPT, SQLITE_NOTADB); undefined while none has.
+   */
+  get damaged(): string | undefined {
+    return this.damagedFile;
+  }
+
+  /** Whether the disk is full as far as the store knows: it then takes only deletes and small updates. */
+  get diskFull(): boolean {
+    return this.lowSpace;
   }
 
   /** Opens (creating if needed) the database at `options.path`. Resumes an unfinished compaction. */
@@ -138,7 +179,7 @@ export class SqliteStore implements Store {
   async get(key: string): Promise<KeyValue | undefined> {
     this.checkOpen();
     checkKey(this.limits, key);
-    const row = this.stmt.get.get(key);
+    const row = this.reading(() => this.stmt.get.get(key));
     return row === undefined ? undefined : toKeyValue(row);
   }
 
@@ -150,12 +191,10 @@ export class SqliteStore implements Store {
     const end = prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}';
     const after = options.after !== undefined && compareKeys(options.after, prefix) >= 0 ? options.after : undefined;
     const fetch = limit < 0 ? -1 : limit + 1;
-    let rows: CurrentRow[];
-    if (revision === this.revision) {
-      rows = after === undefined ? this.stmt.listFrom.all(prefix, end, fetch) : this.stmt.listAfter.all(after, end, fetch);
-    } else {
-      rows = after === undefined ? this.stmt.listPastFrom.all(prefix, end, revision, fetch) : this.stmt.listPastAfter.all(after, end, revision, fetch);
-    }
+    const rows = this.reading((): CurrentRow[] => {
+      if (revision === this.revision) return after === undefined ? this.stmt.listFrom.all(prefix, end, fetch) : this.stmt.listAfter.all(after, end, fetch);
+      return after === undefined ? this.stmt.listPastFrom.all(prefix, end, revision, fetch) : this.stmt.listPastAfter.all(after, end, revision, fetch);
+    });
     const more = limit >= 0 && rows.length > limit;
     if (more) rows.length = limit;
     return { items: rows.map(toKeyValue), revision, more };
@@ -164,7 +203,7 @@ export class SqliteStore implements Store {
   async count(prefix: string): Promise<CountResult> {
     this.checkOpen();
     checkPrefix(this.limits, prefix);
-    const row = this.stmt.count.get(prefix, prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}');
+    const row = this.reading(() => this.stmt.count.get(prefix, prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}'));
     return { count: row?.n ?? 0, revision: this.revision };
   }
 
@@ -272,6 +311,22 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** Runs a read; a corrupt database file becomes a StoreError naming the file. */
+  private reading<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (isCorruptDatabase(err)) throw this.damage(err);
+      throw err;
+    }
+  }
+
+  /** Records that the file is damaged and returns the error that says so. */
+  private damage(err: unknown): StoreError {
+    this.damagedFile ??= (err as Error).message;
+    return corruptError(this.path, err);
+  }
+
   private checkOpen(): void {
     if (this.closed) throw new StoreError('Closed', 'the store is closed');
   }
@@ -303,21 +358,40 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Commits every queued write in one transaction, then tells watchers and writers. */
+  /**
+   * Commits every queued write in one transaction, then tells watchers and writers. When the disk
+   * is full, the reserve is given up and the batch tried again with only what frees space.
+   */
   private flush(): void {
     this.flushScheduled = false;
     const ops = this.queue;
     if (ops.length === 0) return;
     this.queue = [];
+    if (this.lowSpace && this.reserve.acquire()) this.lowSpace = false;
+    let err = this.commit(ops);
+    if (err !== undefined && isDiskFull(err) && !this.lowSpace) {
+      this.lowSpace = true;
+      this.reserve.release();
+      err = this.commit(ops);
+    }
+    if (err === undefined) return;
+    const error = isDiskFull(err)
+      ? new StoreError('Unavailable', `the write could not be committed: the disk is full (${this.path}): ${(err as Error).message}`, { cause: err })
+      : isCorruptDatabase(err)
+        ? this.damage(err)
+        : new StoreError('Unavailable', `the write could not be committed: ${(err as Error).message}`, { cause: err });
+    for (const op of ops) op.reject(error);
+  }
+
+  /** Commits `ops` in one transaction and settles them; returns the error (settling nothing) when it failed. */
+  private commit(ops: Pending[]): unknown {
     const before = this.revision;
     let results: Array<{ event: WatchEvent } | { error: StoreError }>;
     try {
       results = this.applyBatch(ops);
     } catch (err) {
       this.revision = before;
-      const error = new StoreError('Unavailable', `the write could not be committed: ${(err as Error).message}`, { cause: err });
-      for (const op of ops) op.reject(error);
-      return;
+      return err;
     }
     this.stats.commits++;
     for (let i = 0; i < ops.length; i++) {
@@ -333,6 +407,16 @@ export class SqliteStore implements Store {
       if (event.type === 'delete') (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev! });
       else if (event.type !== 'progress') (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
     }
+    return undefined;
+  }
+
+  /** The error of a write refused because the disk is full. */
+  private diskFullError(key: string): StoreError {
+    return new StoreError(
+      'Unavailable',
+      `the disk is full (${this.path}): only deletes and small updates are committed until ${this.reserve.bytes * 2} bytes are free on its volume`,
+      { key },
+    );
   }
 
   /** Applies one write inside the batch transaction. Precondition failures are returned, not thrown. */
@@ -342,6 +426,7 @@ export class SqliteStore implements Store {
     const key = op.key;
     if (op.kind === 'create') {
       if (prev !== undefined) return { error: new StoreError('AlreadyExists', `key ${JSON.stringify(key)} already exists`, { key, current: prev }) };
+      if (this.lowSpace) return { error: this.diskFullError(key) };
       const revision = this.revision + 1;
       this.stmt.insert.run(revision, key, RowType.Create, revision, 0, op.value);
       this.stmt.putKv.run(key, revision);
@@ -354,6 +439,7 @@ export class SqliteStore implements Store {
     }
     const revision = this.revision + 1;
     if (op.kind === 'update') {
+      if (this.lowSpace && op.value.length > prev.value.length + LOW_SPACE_GROWTH_BYTES) return { error: this.diskFullError(key) };
       this.stmt.insert.run(revision, key, RowType.Update, prev.createRevision, prev.modRevision, op.value);
       this.stmt.putKv.run(key, revision);
       this.revision = revision;
@@ -379,7 +465,7 @@ export class SqliteStore implements Store {
         currentRevision: this.revision,
       });
     }
-    const rows = this.stmt.history.all(after, prefix, end ?? '\u{10FFFF}\u{10FFFF}', limit);
+    const rows = this.reading(() => this.stmt.history.all(after, prefix, end ?? '\u{10FFFF}\u{10FFFF}', limit));
     return { events: rows.map(toEvent), caughtUp: rows.length < limit };
   }
 
@@ -399,7 +485,16 @@ export class SqliteStore implements Store {
       if (this.closed) break;
       const lo = this.compactedThrough;
       const hi = Math.min(target, lo + this.compactionBatch);
-      const n = step(lo, hi);
+      let n: number;
+      try {
+        n = step(lo, hi);
+      } catch (err) {
+        // Compaction is how deleted data leaves the disk: on a full disk it may use the reserve.
+        if (!isDiskFull(err) || this.lowSpace) throw err;
+        this.lowSpace = true;
+        this.reserve.release();
+        n = step(lo, hi);
+      }
       this.compactedThrough = hi;
       removed += n;
       this.stats.compactedRows += n;
@@ -410,13 +505,27 @@ export class SqliteStore implements Store {
     return { compactRevision: this.compacted, removed };
   }
 
-  /** Returns free pages to the file system once they are a large part of the file. */
+  /**
+   * Returns free pages to the file system once they are a large part of the file; on a full disk,
+   * all of them, and the write-ahead log's space too (truncated after a checkpoint).
+   */
   private reclaimSpace(): void {
     const free = this.db.pragma('freelist_count', { simple: true }) as number;
     const total = this.db.pragma('page_count', { simple: true }) as number;
-    if (free > 256 && free * 4 > total) {
-      this.db.pragma(`incremental_vacuum(${free})`);
-      this.stats.vacuumedPages += free;
+    if ((free > 256 && free * 4 > total) || (this.lowSpace && free > 0)) {
+      try {
+        this.db.pragma(`incremental_vacuum(${free})`);
+        this.stats.vacuumedPages += free;
+      } catch (err) {
+        if (!isDiskFull(err)) throw err;
+      }
+    }
+    if (this.lowSpace) {
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Readers in the way, or no room even now: the next compaction tries again.
+      }
     }
   }
 }
@@ -456,4 +565,20 @@ function createPrivately(path: string): void {
     throw err;
   }
   closeSync(fd);
+}
+
+/**
+ * Whether `err` (or an error it was caused by) says an SQLite database file is damaged:
+ * SQLITE_CORRUPT ("database disk image is malformed") or SQLITE_NOTADB ("file is not a database").
+ */
+export function isCorruptDatabase(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) return true;
+  }
+  return false;
+}
+
+function corruptError(path: string, err: unknown): StoreError {
+  return new StoreError('Unavailable', `the database ${path} is damaged: ${(err as Error).message}`, { cause: err });
 }

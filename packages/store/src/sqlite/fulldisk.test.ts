@@ -1,0 +1,91 @@
+/**
+ * SqliteStore on a full disk: a small tmpfs (mounting one needs root, which the test machines
+ * have) filled by the store itself. Deletes still commit (the reserve gives them room), creates
+ * get a clear 'disk is full' error, compaction runs, and once enough is freed writes resume —
+ * all without reopening the store.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { isStoreError } from '../store.js';
+import { SqliteStore } from './sqlite.js';
+
+/** A tmpfs of `size` mounted on a new directory; unmounted and removed at the end of the scope. */
+async function smallDisk(size: string): Promise<{ dir: string } & AsyncDisposable> {
+  const dir = await mkdtemp(join(tmpdir(), 'setpoint-fulldisk-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  return {
+    dir,
+    async [Symbol.asyncDispose]() {
+      execFileSync('umount', [dir]);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const VALUE = 'v'.repeat(100_000);
+
+describe('SqliteStore: full disk', () => {
+  it('commits deletes on a full disk, refuses creates clearly, and resumes once space is freed', async () => {
+    await using disk = await smallDisk('8m');
+    const path = join(disk.dir, 'state.db');
+    const store = await SqliteStore.open({ path, reserveBytes: 1024 * 1024 });
+    try {
+      assert.equal((await stat(`${path}-reserve`)).size, 1024 * 1024, 'the reserve is made at open');
+      assert.equal(store.diskFull, false);
+      let created = 0;
+      let refusal: unknown;
+      for (;;) {
+        try {
+          await store.create(`/k/${created}`, VALUE);
+          created++;
+        } catch (err) {
+          refusal = err;
+          break;
+        }
+      }
+      assert.ok(created > 10, `only ${created} values fit`);
+      assert.ok(isStoreError(refusal, 'Unavailable'), String(refusal));
+      assert.match((refusal as Error).message, /the disk is full \(.*state\.db\)/);
+      assert.equal(store.diskFull, true);
+      await assert.rejects(stat(`${path}-reserve`), 'the reserve was given up');
+      await assert.rejects(store.create('/small', 'x'), /the disk is full .*only deletes and small updates are committed/);
+
+      // Deletes commit, an update that barely grows an object does, and so does compaction.
+      for (let i = 0; i < created - 2; i++) await store.delete(`/k/${i}`);
+      const last = await store.get(`/k/${created - 1}`);
+      await store.update(`/k/${created - 1}`, `${VALUE}-deleting`, last!.modRevision);
+      await store.compact(await store.currentRevision());
+
+      // With the space back, the next write makes the reserve again and commits.
+      await store.create('/after', 'x');
+      assert.equal(store.diskFull, false);
+      assert.equal((await stat(`${path}-reserve`)).size, 1024 * 1024);
+      assert.equal((await store.list('/k/')).items.length, 2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('without a reserve, a full disk refuses deletes as SQLite does', async () => {
+    await using disk = await smallDisk('4m');
+    const store = await SqliteStore.open({ path: join(disk.dir, 'state.db'), reserveBytes: 0 });
+    try {
+      let created = 0;
+      for (;;) {
+        try {
+          await store.create(`/k/${created}`, VALUE);
+          created++;
+        } catch {
+          break;
+        }
+      }
+      await assert.rejects(store.delete('/k/0'), /disk is full/);
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+  });
+});
