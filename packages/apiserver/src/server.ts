@@ -53,6 +53,7 @@ import { handleResource, notFoundPath } from './routes/resources.js';
 import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
 import { handleTokenRequest } from './routes/tokenrequest.js';
 import { objectKey, StoredObjectDecoder } from './storage/codec.js';
+import { gatedStore, runWithCommitGate } from './http/commitgate.js';
 import { ResourceStorage, type WriteOptions } from './storage/rest.js';
 import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
 
@@ -163,6 +164,8 @@ export class ApiServer {
   private authorization: Authorization | undefined;
   /** In-flight, watch, body and time limits of requests. */
   readonly limits: RequestLimits;
+  /** The store as the REST storages write it: each write passes its request's commit gate (http/commitgate.ts). */
+  private readonly gatedStore: Store;
   /** The audit log, when configured (opened at start). */
   private auditor: Auditor | undefined;
   /** PodSecurity admission (set at start, once the storages exist). */
@@ -181,6 +184,7 @@ export class ApiServer {
   private readonly authenticator: Authenticator | undefined;
 
   private constructor(private readonly options: ApiServerOptions) {
+    this.gatedStore = gatedStore(options.store);
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
     this.storedObjects = new StoredObjectDecoder({ check: options.checkStoredObjects ?? true, logger: this.logger, registry: this.metrics.registry });
@@ -304,7 +308,7 @@ export class ApiServer {
 
   private addStorage(def: ResourceDef): void {
     const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
-    this.storages.set(def, new ResourceStorage(def, this.options.store, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock, this.storedObjects));
+    this.storages.set(def, new ResourceStorage(def, this.gatedStore, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock, this.storedObjects));
   }
 
   /** Serves the kinds of stored CustomResourceDefinitions and follows their changes (when CRDs are served). */
@@ -336,7 +340,7 @@ export class ApiServer {
     for (const def of defs) {
       const kept = old.find((o) => same(o, def));
       const cache = kept !== undefined ? this.storages.get(kept)!.cache : new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
-      const storage = new ResourceStorage(def, this.options.store, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock, this.storedObjects);
+      const storage = new ResourceStorage(def, this.gatedStore, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock, this.storedObjects);
       if (kept === undefined) fresh.push(storage);
       this.storages.set(def, storage);
     }
@@ -512,7 +516,7 @@ export class ApiServer {
       if (doc === undefined) return sendError(reply, notFoundPath());
       return reply.type('application/json').header('Etag', `"${doc.hash}"`).send(doc.json);
     });
-    const api = (req: FastifyRequest, reply: FastifyReply) => this.limits.holdDuring(req, this.handleApi(req, reply));
+    const api = (req: FastifyRequest, reply: FastifyReply) => this.limits.holdDuring(req, runWithCommitGate(this.limits.commitGate(req), () => this.handleApi(req, reply)));
     for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
       app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url, handler: api });
     }

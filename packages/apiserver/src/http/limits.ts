@@ -31,6 +31,7 @@ import { ApiError, realClock, type Clock, type Timer } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { UserInfo } from '../auth/index.js';
+import { answeredByTimeout, type CommitGate } from './commitgate.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { sendError } from './respond.js';
 
@@ -84,6 +85,8 @@ interface RequestState {
   watchOf: string | undefined;
   responseDone: boolean;
   handlerRunning: boolean;
+  /** Answered 504 by the timeout: its handler's writes are refused from then on (commitgate.ts). */
+  timedOut: boolean;
 }
 
 declare module 'fastify' {
@@ -152,7 +155,7 @@ export class RequestLimits {
     const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
     const isApi = trimmed === '/api' || trimmed === '/apis' || trimmed.startsWith('/api/') || trimmed.startsWith('/apis/');
     const info: RequestInfo = isApi ? parseRequestInfo(req.method, path, firstQuery(req, 'watch')) : { kind: 'unknown' };
-    const state: RequestState = { ...classify(req.method, trimmed, info), info, timer: undefined, seat: undefined, watchOf: undefined, responseDone: false, handlerRunning: false };
+    const state: RequestState = { ...classify(req.method, trimmed, info), info, timer: undefined, seat: undefined, watchOf: undefined, responseDone: false, handlerRunning: false, timedOut: false };
     req.setpointLimits = state;
     reply.raw.once('close', () => {
       state.timer?.cancel();
@@ -212,6 +215,23 @@ export class RequestLimits {
   }
 
   /**
+   * The request's commit point (commitgate.ts): its first store write disarms the timeout (the
+   * handler answers with what it committed); a write after the timeout's 504 is refused. Undefined
+   * for requests without a timeout.
+   */
+  commitGate(req: FastifyRequest): CommitGate | undefined {
+    const state = req.setpointLimits;
+    if (state === undefined) return undefined;
+    return {
+      enter: () => {
+        if (state.timedOut) throw answeredByTimeout();
+        state.timer?.cancel();
+        state.timer = undefined;
+      },
+    };
+  }
+
+  /**
    * Keeps the request's seat until `work` (its handler) settles, even when a timeout has already
    * answered the client. Returns `work`.
    */
@@ -252,6 +272,7 @@ export class RequestLimits {
   #timedOut(req: FastifyRequest, reply: FastifyReply, state: RequestState): void {
     state.timer = undefined;
     if (reply.sent || state.responseDone) return;
+    state.timedOut = true;
     this.#countTermination(state, 504);
     if (reply.raw.headersSent) {
       // The answer has begun: nothing else can be said on this connection (kube-apiserver aborts it too).
