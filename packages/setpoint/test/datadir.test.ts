@@ -6,61 +6,15 @@
  * with one warning naming what was tightened.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { startSetpoint, startUp } from './setpoint-process.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 
-interface Proc {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/** Starts `setpoint <args>` and resolves once its output matches `ready`; stop() sends SIGTERM and waits. */
-async function start(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Proc> {
-  const child = spawn(process.execPath, ['--conditions=setpoint-src', '--import', 'tsx', cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  const proc: Proc = {
-    child,
-    exited,
-    output: () => output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`setpoint ${args[0]} did not start within 60 s:\n${output}`)), 60_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (ready.test(output)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      void exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`setpoint ${args[0]} exited with ${code}:\n${output}`));
-      });
-    });
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
-}
 
 /** Creates a Secret through the API (so the store writes, and SQLite has its WAL). */
 async function createSecret(dir: string, url: string): Promise<void> {
@@ -100,7 +54,7 @@ describe('the data directory is private', () => {
     const parent = await mkdtemp(join(tmpdir(), 'setpoint-datadir-'));
     const dir = join(parent, 'data');
     try {
-      const server = await start(['server', '--data-dir', dir, '--port', '0', '--log-level', 'warn'], /API server at (https:\/\/[^;\s]+)/);
+      const server = await startSetpoint(['server', '--data-dir', dir, '--port', '0', '--log-level', 'warn'], /API server at (https:\/\/[^;\s]+)/);
       try {
         const url = /API server at (https:\/\/[^;\s]+)/.exec(server.output())![1]!;
         await createSecret(dir, url);
@@ -124,7 +78,7 @@ describe('the data directory is private', () => {
       await chmod(join(dir, 'state.db'), 0o644);
       await mkdir(join(dir, 'components'), { mode: 0o755 });
       await chmod(join(dir, 'components'), 0o755);
-      const server = await start(['server', '--data-dir', dir, '--port', '0', '--log-level', 'warn'], /API server at (https:\/\/[^;\s]+)/);
+      const server = await startSetpoint(['server', '--data-dir', dir, '--port', '0', '--log-level', 'warn'], /API server at (https:\/\/[^;\s]+)/);
       try {
         const url = /API server at (https:\/\/[^;\s]+)/.exec(server.output())![1]!;
         await createSecret(dir, url);
@@ -149,7 +103,7 @@ describe('the data directory is private', () => {
       await mkdir(dir, { mode: 0o700 });
       await writeFile(join(dir, 'setpoint.log'), '', { mode: 0o644 });
       await chmod(join(dir, 'setpoint.log'), 0o644);
-      const up = await start(['up', '--port', '0'], /press Ctrl-C/, { ...process.env, HOME: home });
+      const up = await startUp(home);
       try {
         const names = files(dir);
         assert.ok(names.some((n) => n.startsWith('agent/')), names.join(', '));

@@ -9,12 +9,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startUp, type SetpointProcess } from './setpoint-process.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 const run = promisify(execFile);
 
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
@@ -32,33 +31,6 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
   }
 }
 
-interface Up {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-async function startUp(home: string): Promise<Up> {
-  const child = spawn(process.execPath, ['--conditions=setpoint-src', '--import', 'tsx', cli, 'up', '--port', '0'], {
-    env: { ...process.env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`up did not start within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`up exited with ${code}:\n${output}`)));
-  });
-  return { child, exited };
-}
 
 /**
  * The container: prints three lines naming its run, then prints the content of every `say-*` file
@@ -105,7 +77,7 @@ describe('kubectl logs against setpoint up', () => {
       }
       throw new Error(`kubectl ${args.join(' ')} succeeded`);
     };
-    let up: Up | undefined;
+    let up: SetpointProcess | undefined;
     let follower: ChildProcess | undefined;
     try {
       up = await startUp(home);

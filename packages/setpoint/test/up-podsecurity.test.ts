@@ -5,17 +5,15 @@
  * enforce=privileged admits them. The flags' parsing is checked without a process.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { podSecurityOptions } from '../src/commands/podsecurityflags.js';
+import { startUp } from './setpoint-process.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 
 interface Connection {
   readonly server: string;
@@ -38,31 +36,6 @@ function call(conn: Connection, method: string, path: string, body?: unknown): P
   });
 }
 
-async function startUp(home: string, args: readonly string[] = []): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--conditions=setpoint-src', '--import', 'tsx', cli, 'up', '--port', '0', '--agents', '0', ...args], {
-    env: { ...process.env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`up did not start within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`up exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, exited };
-}
 
 async function connection(home: string): Promise<Connection> {
   const config = parseYaml(await readFile(join(home, '.setpoint', 'kubeconfig.yaml'), 'utf8')) as {
@@ -85,7 +58,7 @@ describe('setpoint up: Pod Security', () => {
     const home = await mkdtemp(join(tmpdir(), 'setpoint-up-psa-'));
     let up: Awaited<ReturnType<typeof startUp>> | undefined;
     try {
-      up = await startUp(home);
+      up = await startUp(home, ['--agents', '0']);
       const conn = await connection(home);
       const cases = [
         { body: pod('priv', {}, { privileged: true }), why: 'privileged (container "c" must not set securityContext.privileged=true)' },

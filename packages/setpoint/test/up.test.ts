@@ -5,7 +5,7 @@
  * converged with the same objects and the same processes.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,8 +13,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { podFilesDir } from '@setpoint/agent';
+import { startUp, type SetpointProcess } from './setpoint-process.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../src/cli-main.ts');
 const run = promisify(execFile);
 
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
@@ -27,33 +27,6 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
   }
 }
 
-interface Up {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-async function startUp(home: string): Promise<Up> {
-  const child = spawn(process.execPath, ['--conditions=setpoint-src', '--import', 'tsx', cli, 'up', '--port', '0'], {
-    env: { ...process.env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`up did not start within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`up exited with ${code}:\n${output}`)));
-  });
-  return { child, exited };
-}
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples');
 
@@ -74,7 +47,7 @@ describe('setpoint up (the README quick start)', () => {
       return out;
     };
     const pidOf = (answer: string) => Number(/\(pid (\d+),/.exec(answer)![1]);
-    let up: Up | undefined;
+    let up: SetpointProcess | undefined;
     try {
       up = await startUp(home);
       // As the README says: apply the example, watch it roll out, ask each process.
