@@ -417,3 +417,55 @@ describe('strategic merge: lists', () => {
     assert.deepEqual(apply({ conf: { a: '1' }, k: 1 }, { conf: { $patch: 'delete' } }), { k: 1 });
   });
 });
+
+describe('strategic merge: more corners', () => {
+  it('$patch: replace on a nested map drops its nulls (apply)', () => {
+    assert.deepEqual(apply({ meta: { labels: { a: '1' } } }, { meta: { labels: { $patch: 'replace', b: null, c: '3' } } }), { meta: { labels: { c: '3' } } });
+  });
+
+  it('a map with $patch: delete replacing a value of another type removes the key', () => {
+    assert.deepEqual(apply({ s: 'x', k: 1 }, { s: { $patch: 'delete', y: 1 } }), { k: 1 });
+  });
+
+  it('$setElementOrder on a list the original has as another type: the patch list is taken', () => {
+    assert.deepEqual(apply({ list: 'text' }, { '$setElementOrder/list': names(['b', 'a']), list: names(['b', 'a']) }), { list: names(['b', 'a']) });
+  });
+
+  it('$setElementOrder: [] on a replaced list puts the elements in the original\'s order', () => {
+    // Every element is "server-only" for an empty order list, sorted by the original's order.
+    assert.deepEqual(apply({ plain: ['a', 'b'] }, { '$setElementOrder/plain': [], plain: ['b', 'a', 'c'] }), { plain: ['a', 'b', 'c'] });
+  });
+
+  it('an original element of a merged list without its merge key is refused', () => {
+    assertBadRequest(() => apply({ list: [{ value: 'a' }] }, { list: names(['b']) }), 'map: {"value":"a"} does not contain declared merge key: name');
+  });
+
+  it('an original element without its merge key is refused after a deletion by a null key', () => {
+    const original = { list: [{ name: null, value: 'a' }, { value: 'nokey' }] } as unknown as JsonObject;
+    assertBadRequest(() => apply(original, { list: [{ name: null, $patch: 'delete' }] }), 'map: {"value":"nokey"} does not contain declared merge key: name');
+  });
+});
+
+describe('strategic merge: scalars and sets', () => {
+  it('a scalar replaces a scalar, also where the schema says the field is a merged list', () => {
+    assert.deepEqual(apply({ tags: 'ab', list: 7 }, { tags: 'cd', list: 8 }), { tags: 'cd', list: 8 });
+  });
+
+  it('an empty patch list still makes a merged list of primitives a set', () => {
+    assert.deepEqual(apply({ tags: ['a', 'b', 'a'] }, { tags: [] }), { tags: ['a', 'b'] });
+  });
+});
+
+describe('strategic merge: a few more errors and combine corners', () => {
+  it('$deleteFromPrimitiveList refuses a map among primitive values', () => {
+    assertBadRequest(() => apply({ tags: ['a'] }, { '$deleteFromPrimitiveList/tags': ['a', { a: 1 }] }), /^invalid patch format of primitive list: tags may only/);
+  });
+
+  it('a patch element without the merge key is reported before an original one', () => {
+    assertBadRequest(() => apply({ list: [{ value: 'o' }] }, { list: [{ value: 'p' }] }), 'map: {"value":"p"} does not contain declared merge key: name');
+  });
+
+  it('combine: a map member carrying $patch inside an added value goes', () => {
+    assert.deepEqual(combine({}, { meta: { labels: { a: null }, gone: { $patch: 'delete' } } }), { meta: { labels: { a: null } } });
+  });
+});
