@@ -88,6 +88,7 @@ export function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema
     }
 
     const originalValue = hasKey(original, field) ? original[field] : undefined;
+    // Stryker disable next-line StringLiteral: 'absent' only has to differ from the kinds kindOf returns
     const originalKind = hasKey(original, field) ? kindOf(originalValue) : 'absent';
     const patchKind = kindOf(patchValue);
     if (originalKind !== patchKind || patchKind === 'scalar') {
@@ -173,6 +174,7 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     validateAgainstOrder(patchList ?? [], order, meta.mergeKey, key);
 
     let merged: unknown[];
+    // Stryker disable next-line ArrayDeclaration: with no original list, serverOrder holds nothing to find (Stryker's placeholder would only be found in a list holding that very string)
     let serverOrder = originalList ?? [];
     if (originalList !== undefined && patchList !== undefined) {
       ({ merged, serverOrder } = mergeListField(originalList, patchList, meta, false, fieldPath, mode));
@@ -282,12 +284,14 @@ function applyListDirectives(
   // Deleting one element closes the gap and leaves the freed slot at the end holding the last
   // element; deleting the c elements with one key therefore leaves c copies of the last element
   // still there before the deletion.
+  // Stryker disable next-line ArrayDeclaration: a non-map entry has no merge key value, and a delete directive always has one
   const index = new ListIndex([], mergeKey);
   original.forEach((v, i) => {
     if (isJsonObject(v) && hasKey(v, mergeKey)) index.add(v, i);
   });
   const removed = new Set<number>();
   const fills: unknown[] = []; // one per deleted element; later deletions fill lower slots
+  // Stryker disable next-line ArithmeticOperator: the values of the freed slots are never looked up (see below)
   let last = original.length - 1;
   const rest: unknown[] = [];
   let replace = false;
@@ -300,8 +304,10 @@ function applyListDirectives(
     const directive = element[DIRECTIVE_MARKER];
     if (directive === 'delete') {
       if (!hasKey(element, mergeKey)) throw errNoMergeKey(element, mergeKey);
+      // Stryker disable next-line MethodExpression: freeing more slots changes nothing: only whether the first appended element gets one matters
       const doomed = index.positionsOf(element).filter((i) => !removed.has(i));
       if (doomed.length === 0) continue;
+      // Stryker disable next-line UpdateOperator: the values of the freed slots are never looked up (see below)
       while (removed.has(last)) last--;
       for (let c = 0; c < doomed.length; c++) fills.push(original[last]);
       for (const i of doomed) removed.add(i);
@@ -314,6 +320,7 @@ function applyListDirectives(
     }
   }
   const kept = original.filter((_, i) => !removed.has(i));
+  // Stryker disable next-line MethodExpression: the values of the freed slots are never looked up: an appended element overwrites them from the lowest, so no later lookup reaches one
   const slots = [...kept, ...fills.reverse()];
   if (replace) return { kept: replaced(rest, path, mode) as unknown[], rest: [], slots };
   return { kept, rest, slots };
@@ -332,6 +339,7 @@ function mergeByKey(
   mode: MergeMode,
 ): { merged: unknown[]; appended: unknown[] } {
   const merged = original.slice();
+  // Stryker disable next-line ArrayDeclaration: a non-map entry has no merge key value, and a patch element always has one
   const index = new ListIndex([], mergeKey);
   merged.forEach((v, i) => {
     if (isJsonObject(v) && hasKey(v, mergeKey)) index.add(v, i);
@@ -344,6 +352,7 @@ function mergeByKey(
     if (at >= 0) {
       const m = mergeMap(merged[at] as JsonObject, element, schema, path, mode);
       // Never DELETED: elements carrying `$patch` were taken out as directives.
+      // Stryker disable next-line all: mergeMap modifies merged[at] in place and returns it; DELETED needs a $patch element, which applyListDirectives took out
       if (m !== DELETED) merged[at] = m;
     } else {
       const a = replaced(element, path, mode);
