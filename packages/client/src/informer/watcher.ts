@@ -292,7 +292,8 @@ export class Watcher<T extends KubeObject = KubeObject> {
       // the informer to report and skip, without ending a stream that carries everything else.
       return { events: type === 'DELETED' ? [] : [{ type: 'apply', object }], next: state };
     }
-    const rv = stringOr(object.metadata.resourceVersion, '');
+    // A BOOKMARK carries only its resourceVersion: with malformed metadata it has none either.
+    const rv = hasMetadata(object) ? stringOr(object.metadata.resourceVersion, '') : '';
     if (rv === '') {
       state.stream.abort.abort();
       return { events: [], next: { phase: 'empty', unpaged: false }, error: new Error(`watch ${type} event without metadata.resourceVersion`) };
