@@ -96,6 +96,7 @@ test('a transient watch-list failure (5xx, 429, a stream ending before initial-e
     (watch) => watch.fail(ApiError.internal(new Error('boom'))),
     (watch) => watch.fail(ApiError.tooManyRequests('slow down', 1)),
     (watch) => watch.fail(new Error('socket hang up')),
+    (watch) => watch.fail(Object.assign(new Error('not an API answer'), { code: 400 })),
     (watch) => {
       watch.send('ADDED', cm('a', 3));
       watch.end();
@@ -105,7 +106,8 @@ test('a transient watch-list failure (5xx, 429, a stream ending before initial-e
     const lw = new FakeListWatch();
     lw.objects = [cm('a', 3)];
     lw.resourceVersion = '9';
-    const w = start(lw, { watchList: true });
+    const logger = recordingLogger();
+    const w = start(lw, { watchList: true, logger });
     const initial = await lw.watchNumber(0);
     fail(initial);
     const watch = await lw.watchNumber(1);
@@ -115,6 +117,11 @@ test('a transient watch-list failure (5xx, 429, a stream ending before initial-e
     assert.equal(watch.options.sendInitialEvents, undefined);
     assert.equal(watch.options.resourceVersion, '9');
     assert.equal(w.watcher.health().restarts, 0, 'no backoff');
+    const line = logger.lines.find((l) => l.message === 'watch-list failed; listing instead');
+    assert.ok(line !== undefined && (line.fields as { err?: unknown }).err instanceof Error, `failure #${i}: logged with its error`);
+    if (i === failures.length - 1) {
+      assert.equal(((line.fields as { err: Error }).err).message, 'watch-list ended before the k8s.io/initial-events-end bookmark');
+    }
     // The next relist tries watch-list again: the failure was not a refusal.
     watch.fail(ApiError.expired('too old'));
     await w.fireNext();
@@ -146,11 +153,16 @@ test('watch-list: DELETED among the initial events is logged and ignored; other 
   const w = start(lw, { watchList: true, logger });
   const watch = await lw.watchNumber(0);
   const noMetadata = { apiVersion: 'v1', kind: 'ConfigMap', metadata: null } as unknown as ConfigMap;
-  watch.send('ADDED', cm('a', 3)).send('DELETED', cm('gone', 4)).send('BOOKMARK', noMetadata).send('DELETED', noMetadata);
+  watch.send('ADDED', cm('a', 3)).send('MODIFIED', cm('m', 4)).send('DELETED', cm('gone', 4)).send('BOOKMARK', noMetadata).send('DELETED', noMetadata);
   watch.bookmark(5, { 'k8s.io/initial-events-end': 'false' }).bookmark(6, { other: 'true' });
   watch.bookmark(7, { 'k8s.io/initial-events-end': 'true' });
-  await until(() => w.data().length === 3, 'init, initApply, initDone');
-  assert.deepEqual(w.data(), [{ type: 'init' }, { type: 'initApply', object: cm('a', 3) }, { type: 'initDone', resourceVersion: '7' }]);
+  await until(() => w.data().length === 4, 'init, initApply ×2, initDone');
+  assert.deepEqual(w.data(), [
+    { type: 'init' },
+    { type: 'initApply', object: cm('a', 3) },
+    { type: 'initApply', object: cm('m', 4) },
+    { type: 'initDone', resourceVersion: '7' },
+  ]);
   const line = logger.lines.find((l) => /DELETED event among the initial events/.test(l.message));
   assert.equal(line?.level, 'warn');
   assert.deepEqual(line?.fields, { name: 'gone' });
@@ -539,5 +551,18 @@ test('watch-list after a 410 on a continued page of its fallback list lists unpa
     ],
   );
   assert.equal(watch.options.sendInitialEvents, undefined);
+  await w.stop();
+});
+
+test('a 410 on a watch relists paged, with the configured page size', async () => {
+  const lw = new FakeListWatch();
+  const w = start(lw, { pageSize: 3 });
+  (await lw.watchNumber(0)).fail(ApiError.expired('too old'));
+  await w.fireNext();
+  await lw.watchNumber(1);
+  assert.deepEqual(
+    lw.lists.map((l) => l.limit),
+    [3, 3],
+  );
   await w.stop();
 });

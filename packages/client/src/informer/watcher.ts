@@ -170,6 +170,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
           yield this.#setHealth({ state: 'backoff', lastError: error, lastErrorAt: this.#clock.now(), restarts: this.#health.restarts + 1 });
           try {
             await this.#clock.sleep(retryInMs, signal);
+            // Stryker disable next-line BlockStatement: sleep rejects only on abort, which the loop condition also ends on
           } catch {
             return; // aborted
           }
@@ -299,6 +300,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
       return { events: [], next: { phase: 'empty', unpaged: false }, error: new Error(`watch ${type} event without metadata.resourceVersion`) };
     }
     this.#resourceVersion = rv;
+    // Stryker disable next-line ArithmeticOperator: only seen === 0 matters; seen - 1 never returns to 0 either
     const next = { ...state, resourceVersion: rv, seen: state.seen + 1 };
     switch (type) {
       case 'ADDED':
