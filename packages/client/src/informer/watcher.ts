@@ -23,6 +23,10 @@
  *   jitter 1.0 as client-go's reflector, reset after 2 minutes without errors). The stream of
  *   events never ends because of an error; it ends only when `signal` aborts (or the consumer
  *   stops reading). A watch that closes within a second without any event counts as an error.
+ * - A watch event without a string metadata.resourceVersion (a bookmark whose metadata is not an
+ *   object included) cancels the watch and relists after a backoff: nothing to resume from. An
+ *   ADDED or MODIFIED object whose metadata is not an object is handed on as `apply` (the informer
+ *   reports and skips it); such a DELETED is dropped.
  * - With `watchList`, the first listing is a watch with sendInitialEvents=true ending at the
  *   bookmark annotated k8s.io/initial-events-end; if the server answers it with an error the
  *   watcher lists instead (and stops trying watch-list when the server refused the request).
