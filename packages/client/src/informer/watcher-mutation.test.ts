@@ -566,3 +566,9 @@ test('a 410 on a watch relists paged, with the configured page size', async () =
   );
   await w.stop();
 });
+
+test('a watcher not started is idle, with no error, no restarts and no resourceVersion', () => {
+  const watcher = new Watcher<ConfigMap>(new FakeListWatch());
+  assert.deepEqual(watcher.health(), { state: 'idle', lastError: undefined, lastErrorAt: undefined, restarts: 0 });
+  assert.equal(watcher.resourceVersion, '');
+});
