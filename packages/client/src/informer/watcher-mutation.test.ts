@@ -11,6 +11,8 @@ import type { ListOptions, WatchOptions } from '../types.js';
 import { Watcher, isGone, type WatcherEvent, type WatcherMachineState, type WatcherOptions } from './watcher.js';
 import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
 
+const KINDS = new Set(['init', 'initApply', 'initDone', 'apply', 'delete', 'health']);
+
 function start(lw: FakeListWatch, options: WatcherOptions = {}, make = (o: WatcherOptions) => new Watcher<ConfigMap>(lw, o)) {
   const clock = new FakeClock();
   lw.now = () => clock.now();
@@ -28,6 +30,7 @@ function start(lw: FakeListWatch, options: WatcherOptions = {}, make = (o: Watch
   const stop = async () => {
     abort.abort();
     await done;
+    for (const e of events) assert.ok(KINDS.has(e.type), `a watcher event: ${JSON.stringify(e)}`);
   };
   const fireNext = async () => {
     await until(() => clock.nextDue() !== undefined, 'a pending timer');
@@ -513,17 +516,19 @@ test('watch timeouts: random is clamped to [0, 0.999] and scales minWatchTimeout
   }
 });
 
-test('empty selectors and namespace are left out of lists and watches', async () => {
-  const lw = new FakeListWatch();
-  const w = start(lw, { namespace: '', labelSelector: '', fieldSelector: '' });
-  const watch = await lw.watchNumber(0);
-  for (const options of [lw.lists[0]!, watch.options]) {
-    assert.equal('namespace' in options, false);
-    assert.equal('labelSelector' in options, false);
-    assert.equal('fieldSelector' in options, false);
+test('empty or absent selectors and namespace are left out of lists and watches', async () => {
+  for (const selectors of [{ namespace: '', labelSelector: '', fieldSelector: '' }, {}]) {
+    const lw = new FakeListWatch();
+    const w = start(lw, selectors);
+    const watch = await lw.watchNumber(0);
+    for (const options of [lw.lists[0]!, watch.options]) {
+      assert.equal('namespace' in options, false);
+      assert.equal('labelSelector' in options, false);
+      assert.equal('fieldSelector' in options, false);
+    }
+    assert.equal('continue' in lw.lists[0]!, false);
+    await w.stop();
   }
-  assert.equal('continue' in lw.lists[0]!, false);
-  await w.stop();
 });
 
 test('watch-list after a 410 on a continued page of its fallback list lists unpaged, not by watch-list', async () => {

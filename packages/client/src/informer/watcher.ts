@@ -174,8 +174,9 @@ export class Watcher<T extends KubeObject = KubeObject> {
           yield this.#setHealth({ state: 'backoff', lastError: error, lastErrorAt: this.#clock.now(), restarts: this.#health.restarts + 1 });
           try {
             await this.#clock.sleep(retryInMs, signal);
-            // Stryker disable next-line BlockStatement: sleep rejects only on abort, which the loop condition also ends on
-          } catch {
+          }
+          // Stryker disable next-line BlockStatement: sleep rejects only on abort, which the loop condition also ends on
+          catch {
             return; // aborted
           }
         }
