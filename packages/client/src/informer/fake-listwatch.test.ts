@@ -110,6 +110,9 @@ export class FakeListWatch<T extends KubeObject = ConfigMap> implements ListWatc
   now: () => number = () => 0;
 
   async list(options: ListOptions): Promise<KubeList<T>> {
+    // A list is I/O: it answers on a later turn of the event loop, so a watcher that lists in a
+    // loop cannot starve timers (a test's deadline fails it instead of hanging the process).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     this.lists.push(options);
     this.listTimes.push(this.now());
     const error = this.listErrors.shift();

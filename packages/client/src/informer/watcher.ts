@@ -23,6 +23,10 @@
  *   jitter 1.0 as client-go's reflector, reset after 2 minutes without errors). The stream of
  *   events never ends because of an error; it ends only when `signal` aborts (or the consumer
  *   stops reading). A watch that closes within a second without any event counts as an error.
+ * - A watch event without a string metadata.resourceVersion (a bookmark whose metadata is not an
+ *   object included) cancels the watch and relists after a backoff: nothing to resume from. An
+ *   ADDED or MODIFIED object whose metadata is not an object is handed on as `apply` (the informer
+ *   reports and skips it); such a DELETED is dropped.
  * - With `watchList`, the first listing is a watch with sendInitialEvents=true ending at the
  *   bookmark annotated k8s.io/initial-events-end; if the server answers it with an error the
  *   watcher lists instead (and stops trying watch-list when the server refused the request).
@@ -170,7 +174,9 @@ export class Watcher<T extends KubeObject = KubeObject> {
           yield this.#setHealth({ state: 'backoff', lastError: error, lastErrorAt: this.#clock.now(), restarts: this.#health.restarts + 1 });
           try {
             await this.#clock.sleep(retryInMs, signal);
-          } catch {
+          }
+          // Stryker disable next-line BlockStatement: sleep rejects only on abort, which the loop condition also ends on
+          catch {
             return; // aborted
           }
         }
@@ -292,12 +298,14 @@ export class Watcher<T extends KubeObject = KubeObject> {
       // the informer to report and skip, without ending a stream that carries everything else.
       return { events: type === 'DELETED' ? [] : [{ type: 'apply', object }], next: state };
     }
-    const rv = stringOr(object.metadata.resourceVersion, '');
+    // A BOOKMARK carries only its resourceVersion: with malformed metadata it has none either.
+    const rv = hasMetadata(object) ? stringOr(object.metadata.resourceVersion, '') : '';
     if (rv === '') {
       state.stream.abort.abort();
       return { events: [], next: { phase: 'empty', unpaged: false }, error: new Error(`watch ${type} event without metadata.resourceVersion`) };
     }
     this.#resourceVersion = rv;
+    // Stryker disable next-line ArithmeticOperator: only seen === 0 matters; seen - 1 never returns to 0 either
     const next = { ...state, resourceVersion: rv, seen: state.seen + 1 };
     switch (type) {
       case 'ADDED':
