@@ -83,7 +83,7 @@ const { values, positionals } = parseArgs({
   options: {
     mutate: { type: 'string' },
     concurrency: { type: 'string', default: '1' },
-    'timeout-ms': { type: 'string', default: '10000' },
+    'timeout-ms': { type: 'string', default: '20000' },
     break: { type: 'string' },
     list: { type: 'boolean', default: false },
   },
@@ -143,7 +143,9 @@ for (const name of names) {
     mutate: values.mutate !== undefined ? values.mutate.split(',') : m.mutate,
     testRunner: 'command',
     commandRunner: {
-      command: `node --conditions=setpoint-src --import tsx scripts/mutation-tests.mjs ${testFiles.join(' ')}`,
+      // --test-force-exit: once every test has finished (or failed on its own deadline), exit even if
+      // a mutant left timers or a busy loop behind, so that a deadline counts as a kill, not a hang.
+      command: `node --test-force-exit --conditions=setpoint-src --import tsx scripts/mutation-tests.mjs ${testFiles.join(' ')}`,
     },
     // The command runner cannot tell which test covers which mutant: every mutant runs every test.
     coverageAnalysis: 'off',
