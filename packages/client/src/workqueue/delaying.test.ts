@@ -19,7 +19,7 @@ async function drain(q: DelayingQueue): Promise<string[]> {
 }
 
 // A deadline per suite: a timer that re-arms forever fails the test instead of hanging it.
-describe('DelayingQueue', { timeout: 10_000 }, () => {
+describe('DelayingQueue', { timeout: 15_000 }, () => {
   it('adds at once for a delay of 0 or less (and NaN)', () => {
     const clock = new FakeClock();
     const q = new DelayingQueue({ clock });

@@ -219,7 +219,7 @@ describe('MaxOfRateLimiter', () => {
   });
 });
 
-describe('defaultControllerRateLimiter', () => {
+describe('defaultControllerRateLimiter', { timeout: 15_000 }, () => {
   it('is exponential 5 ms → 1000 s per item, max’d with a 10 qps / burst 100 bucket', () => {
     const clock = new FakeClock();
     const limiter = defaultControllerRateLimiter({ clock });

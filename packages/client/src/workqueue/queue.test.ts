@@ -26,7 +26,7 @@ function track<T>(promise: Promise<T>): { state(): 'pending' | 'settled'; value(
 }
 
 // A deadline per suite: a queue that stops handing items out fails the test instead of hanging it.
-describe('WorkQueue', { timeout: 10_000 }, () => {
+describe('WorkQueue', { timeout: 15_000 }, () => {
   it('hands items out in the order they were added', async () => {
     const q = new WorkQueue();
     for (const key of ['a', 'b', 'c']) q.add(key);

@@ -5,7 +5,8 @@ import { ItemExponentialFailureRateLimiter } from './limiters.js';
 import { RateLimitingQueue } from './ratelimiting.js';
 import { newRateLimitingQueue } from './index.js';
 
-describe('RateLimitingQueue', () => {
+// A deadline per suite: a retry timer that re-arms forever fails the test instead of hanging it.
+describe('RateLimitingQueue', { timeout: 15_000 }, () => {
   it('addRateLimited waits what the limiter says; forget resets it', async () => {
     const clock = new FakeClock();
     const q = new RateLimitingQueue({ clock, rateLimiter: new ItemExponentialFailureRateLimiter({ baseMs: 10 }) });
