@@ -83,7 +83,7 @@ const { values, positionals } = parseArgs({
   options: {
     mutate: { type: 'string' },
     concurrency: { type: 'string', default: '1' },
-    'timeout-ms': { type: 'string', default: '20000' },
+    'timeout-ms': { type: 'string', default: '45000' },
     break: { type: 'string' },
     list: { type: 'boolean', default: false },
   },
