@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint';
 import boundaries from './scripts/eslint/boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'packages/dashboard/build/**', 'bench/results/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'packages/dashboard/build/**', 'bench/results/**', '.mutation/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],

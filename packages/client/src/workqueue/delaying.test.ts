@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '@setpoint/api';
 import { DelayingQueue } from './delaying.js';
 import type { GetResult } from './queue.js';
+import type { QueueMetricsProvider } from './metrics.js';
 
 /** Takes every item ready now, in order (each is marked done). */
 async function drain(q: DelayingQueue): Promise<string[]> {
@@ -17,7 +18,8 @@ async function drain(q: DelayingQueue): Promise<string[]> {
   return items;
 }
 
-describe('DelayingQueue', () => {
+// A deadline per suite: a timer that re-arms forever fails the test instead of hanging it.
+describe('DelayingQueue', { timeout: 15_000 }, () => {
   it('adds at once for a delay of 0 or less (and NaN)', () => {
     const clock = new FakeClock();
     const q = new DelayingQueue({ clock });
@@ -145,6 +147,105 @@ describe('DelayingQueue', () => {
     await clock.runAll();
     assert.equal(q.len(), 0);
     assert.deepEqual(await q.get(), { shutdown: true });
+  });
+
+  it('keeps at most one timer pending, always for the earliest due time', async () => {
+    const clock = new FakeClock();
+    const q = new DelayingQueue({ clock });
+    const start = clock.now();
+    const check = (due: number, what: string): void => {
+      assert.equal(clock.pending(), 1, what);
+      assert.equal(clock.nextDue(), start + due, what);
+    };
+    q.addAfter('a', 50);
+    check(50, 'first item');
+    q.addAfter('b', 80);
+    check(50, 'a later item leaves the timer alone');
+    q.addAfter('c', 20);
+    check(20, 'an earlier item moves the timer');
+    q.addAfter('b', 10);
+    check(10, 'an earlier due time for a waiting item moves the timer');
+    await clock.advance(10);
+    assert.deepEqual(await drain(q), ['b']);
+    check(20, 're-armed for the next item');
+    await clock.advance(10);
+    assert.deepEqual(await drain(q), ['c']);
+    check(50, 're-armed again');
+    await clock.advance(40);
+    assert.deepEqual(await drain(q), ['a']);
+    assert.equal(clock.pending(), 0, 'no timer once nothing waits');
+    q.addAfter('d', 5);
+    check(65, 'armed again for a new item');
+  });
+
+  it('re-adding an item with the same due time keeps it waiting once', async () => {
+    const clock = new FakeClock();
+    const q = new DelayingQueue({ clock });
+    q.addAfter('k', 10);
+    q.addAfter('j', 10);
+    q.addAfter('k', 10);
+    assert.equal(q.waitingLen(), 2);
+    assert.equal(clock.pending(), 1);
+    await clock.advance(10);
+    assert.deepEqual(await drain(q), ['k', 'j'], 'k keeps its place ahead of j');
+    await clock.advance(100);
+    assert.equal(q.len(), 0);
+    assert.equal(q.waitingLen(), 0);
+  });
+
+  it('adds an item due exactly now when its timer fires (runAll ends)', async () => {
+    const clock = new FakeClock();
+    const q = new DelayingQueue({ clock });
+    q.addAfter('a', 10);
+    q.addAfter('b', 10);
+    q.addAfter('c', 11);
+    await clock.runAll(100);
+    assert.deepEqual(await drain(q), ['a', 'b', 'c']);
+    assert.equal(clock.pending(), 0);
+  });
+
+  it('addAfter after shutdown arms no timer, keeps nothing and counts no retry', async () => {
+    let retries = 0;
+    const metrics: QueueMetricsProvider = {
+      newDepthMetric: () => ({ inc() {}, dec() {} }),
+      newAddsMetric: () => ({ inc() {} }),
+      newLatencyMetric: () => ({ observe() {} }),
+      newWorkDurationMetric: () => ({ observe() {} }),
+      newRetriesMetric: () => ({ inc: () => void retries++ }),
+      trackUnfinishedWork: () => () => {},
+    };
+    const clock = new FakeClock();
+    const q = new DelayingQueue({ clock, name: 'q', metrics });
+    q.addAfter('before', 0);
+    q.addAfter('before-later', 10);
+    assert.equal(retries, 2, 'every addAfter while accepting adds is a retry');
+    q.shutDown();
+    q.addAfter('late', 10);
+    q.addAfter('later', 0);
+    assert.equal(retries, 2);
+    assert.equal(clock.pending(), 0);
+    assert.equal(q.waitingLen(), 0);
+    await clock.runAll();
+    assert.equal(q.len(), 1, 'only the item added before the shutdown');
+  });
+
+  it('keeps due-time order through many removals from the heap (min-heap of 64 items)', async () => {
+    const clock = new FakeClock();
+    const q = new DelayingQueue({ clock });
+    // A fixed shuffle of 1..64, plus a second addAfter that moves some items earlier.
+    const delays = Array.from({ length: 64 }, (_, i) => ((i * 37) % 64) + 1);
+    delays.forEach((ms, i) => q.addAfter(`k${i}`, ms * 10));
+    for (let i = 0; i < 64; i += 5) q.addAfter(`k${i}`, (delays[i] ?? 0) * 10 - 5);
+    const got: string[] = [];
+    for (let t = 0; t < 700; t += 5) {
+      await clock.advance(5);
+      got.push(...(await drain(q)));
+    }
+    const want = delays
+      .map((ms, i) => ({ key: `k${i}`, due: ms * 10 - (i % 5 === 0 ? 5 : 0) }))
+      .sort((a, b) => a.due - b.due)
+      .map((e) => e.key);
+    assert.deepEqual(got, want);
   });
 
   it('re-arms when a clamped timer fires before the item is due', async () => {

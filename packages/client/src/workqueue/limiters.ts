@@ -199,6 +199,7 @@ export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
  */
 export function defaultControllerRateLimiter<T = string>(options: { readonly clock?: Clock } = {}): RateLimiter<T> {
   return new MaxOfRateLimiter<T>(
+    // Stryker disable next-line ObjectLiteral: equivalent — these are the limiter's own defaults, stated for the reader
     new ItemExponentialFailureRateLimiter<T>({ baseMs: 5, maxMs: 1_000_000 }),
     new BucketRateLimiter<T>({ qps: 10, burst: 100, clock: options.clock ?? realClock }),
   );

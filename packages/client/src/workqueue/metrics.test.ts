@@ -23,7 +23,8 @@ const close = (actual: number | undefined, expected: number): void => {
   assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `got ${actual}, want ${expected}`);
 };
 
-describe('PrometheusQueueMetrics', () => {
+// A deadline per suite: a queue that stops handing items out fails the test instead of hanging it.
+describe('PrometheusQueueMetrics', { timeout: 15_000 }, () => {
   it('records a scripted sequence, in the queue clock`s time', async () => {
     const clock = new FakeClock();
     const registry = new Registry();
@@ -120,7 +121,7 @@ describe('PrometheusQueueMetrics', () => {
   });
 });
 
-describe('queue metrics through a provider', () => {
+describe('queue metrics through a provider', { timeout: 15_000 }, () => {
   it('pulls in-flight work through the probe until shutdown', async () => {
     const clock = new FakeClock();
     const probes = new Map<string, () => UnfinishedWork>();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '@setpoint/api';
 import { WorkQueue, type GetResult } from './queue.js';
+import type { QueueMetricsProvider } from './metrics.js';
 
 /** Lets every pending promise callback run (no time passes). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -24,7 +25,8 @@ function track<T>(promise: Promise<T>): { state(): 'pending' | 'settled'; value(
   return { state: () => (settled ? 'settled' : 'pending'), value: () => value };
 }
 
-describe('WorkQueue', () => {
+// A deadline per suite: a queue that stops handing items out fails the test instead of hanging it.
+describe('WorkQueue', { timeout: 15_000 }, () => {
   it('hands items out in the order they were added', async () => {
     const q = new WorkQueue();
     for (const key of ['a', 'b', 'c']) q.add(key);
@@ -176,6 +178,122 @@ describe('WorkQueue', () => {
       () => new WorkQueue({ metrics: { ...noopProviderShape() } }),
       (err) => err instanceof TypeError && /needs a name/.test(err.message),
     );
+  });
+
+  it('len counts what is left after a get', async () => {
+    const q = new WorkQueue();
+    for (const key of ['a', 'b', 'c']) q.add(key);
+    itemOf(await q.get());
+    assert.equal(q.len(), 2);
+    itemOf(await q.get());
+    assert.equal(q.len(), 1);
+    q.add('d');
+    assert.equal(q.len(), 2);
+  });
+
+  it('keeps FIFO order and len across thousands of items that never drain the queue', async () => {
+    const q = new WorkQueue<number>();
+    let nextAdd = 0;
+    let nextGet = 0;
+    // Adds run ahead of gets by a varying margin, so the queue never empties while its head moves
+    // through many thousands of positions.
+    for (let round = 0; round < 40; round++) {
+      const adds = 100 + ((round * 37) % 150);
+      for (let i = 0; i < adds; i++) q.add(nextAdd++);
+      const gets = Math.min(nextAdd - nextGet - 1, 80 + ((round * 53) % 160));
+      for (let i = 0; i < gets; i++) {
+        const item = itemOf(await q.get());
+        assert.equal(item, nextGet, `round ${round}: got ${item}, want ${nextGet}`);
+        nextGet++;
+        q.done(item);
+      }
+      assert.equal(q.len(), nextAdd - nextGet);
+    }
+    assert.ok(nextGet > 3000, `the head moved through ${nextGet} items`);
+    while (q.len() > 0) {
+      assert.equal(itemOf(await q.get()), nextGet++);
+      q.done(nextGet - 1);
+    }
+    assert.equal(nextGet, nextAdd);
+    // Emptied, it starts over in order.
+    q.add(-1);
+    q.add(-2);
+    assert.deepEqual([itemOf(await q.get()), itemOf(await q.get())], [-1, -2]);
+    assert.equal(q.len(), 0);
+  });
+
+  it('takes its name from the options (default none)', () => {
+    assert.equal(new WorkQueue().name, '');
+    assert.equal(new WorkQueue({ name: 'pods', metrics: noopProviderShape() }).name, 'pods');
+  });
+
+  it('shutDown twice (or after shutDownWithDrain) closes the metrics and runs the hook once', async () => {
+    let untracked = 0;
+    const metrics: QueueMetricsProvider = { ...noopProviderShape(), trackUnfinishedWork: () => () => void untracked++ };
+    let hooks = 0;
+    class Hooked extends WorkQueue {
+      protected override onShutDown(): void {
+        hooks++;
+      }
+    }
+    const q = new Hooked({ name: 'q', metrics });
+    assert.equal(hooks, 0);
+    q.shutDown();
+    q.shutDown();
+    await q.shutDownWithDrain();
+    assert.deepEqual({ untracked, hooks }, { untracked: 1, hooks: 1 });
+
+    const drained = new Hooked({ name: 'd', metrics });
+    await drained.shutDownWithDrain();
+    drained.shutDown();
+    assert.deepEqual({ untracked, hooks }, { untracked: 2, hooks: 2 });
+  });
+
+  it('after a drain, done and add change nothing, and a second drain resolves at once', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    itemOf(await q.get());
+    q.add('a'); // dirty while in flight
+    const drained = q.shutDownWithDrain();
+    q.add('b');
+    q.done('a');
+    await drained;
+    assert.equal(q.len(), 1, 'a was added before the shutdown: it is queued once more');
+    assert.equal(itemOf(await q.get()), 'a');
+    q.done('a');
+    q.done('a');
+    q.done('never-added');
+    assert.equal(q.len(), 0);
+    assert.deepEqual(await q.get(), { shutdown: true });
+    const again = track(q.shutDownWithDrain());
+    await settle();
+    assert.equal(again.state(), 'settled');
+  });
+
+  it('an item added during processing after shutdown is not queued again by done', async () => {
+    const q = new WorkQueue();
+    q.add('x');
+    itemOf(await q.get());
+    q.shutDown();
+    q.add('x');
+    q.done('x');
+    assert.equal(q.len(), 0);
+    assert.deepEqual(await q.get(), { shutdown: true });
+  });
+
+  it('a drain waits for every item in flight, whichever is done first', async () => {
+    const q = new WorkQueue();
+    for (const key of ['a', 'b', 'c']) q.add(key);
+    for (let i = 0; i < 3; i++) itemOf(await q.get());
+    const drained = track(q.shutDownWithDrain());
+    for (const key of ['c', 'a']) {
+      q.done(key);
+      await settle();
+      assert.equal(drained.state(), 'pending', `after done(${key})`);
+    }
+    q.done('b');
+    await settle();
+    assert.equal(drained.state(), 'settled');
   });
 
   // Property: 4 workers over random adds (in virtual time, processing taking random time): no

@@ -66,7 +66,13 @@ class Fifo<T> {
     if (this.#head === this.#items.length) {
       this.#items = [];
       this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      return item;
+    }
+    // Compaction only bounds memory and keeps shift O(1) amortised: every mutant of its condition or
+    // block leaves the items and len() as they are (the FIFO test crosses it), so no test can tell;
+    // speed is for benchmarks, not tests.
+    // Stryker disable next-line all: equivalent — memory and speed only, not behaviour
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
       this.#items = this.#items.slice(this.#head);
       this.#head = 0;
     }

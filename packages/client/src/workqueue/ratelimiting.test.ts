@@ -5,7 +5,8 @@ import { ItemExponentialFailureRateLimiter } from './limiters.js';
 import { RateLimitingQueue } from './ratelimiting.js';
 import { newRateLimitingQueue } from './index.js';
 
-describe('RateLimitingQueue', () => {
+// A deadline per suite: a retry timer that re-arms forever fails the test instead of hanging it.
+describe('RateLimitingQueue', { timeout: 15_000 }, () => {
   it('addRateLimited waits what the limiter says; forget resets it', async () => {
     const clock = new FakeClock();
     const q = new RateLimitingQueue({ clock, rateLimiter: new ItemExponentialFailureRateLimiter({ baseMs: 10 }) });
@@ -31,6 +32,30 @@ describe('RateLimitingQueue', () => {
     q.addRateLimited('k');
     assert.equal(clock.nextDue(), start + 5);
     await clock.advance(5);
+    assert.equal(q.len(), 1);
+    // Its bucket runs on the queue's clock: spend it, then let a minute pass on that clock only.
+    for (let i = 0; i < 99; i++) q.addRateLimited(`spend-${i}`);
+    q.addRateLimited('spent');
+    assert.equal(q.waitingLen(), 100);
+    await clock.advance(60_000);
+    q.addRateLimited('after-a-minute');
+    assert.equal(clock.nextDue(), clock.now() + 5, 'the bucket refilled in the fake minute');
+    q.shutDown();
+  });
+
+  it('checks a rate-limited wait through addAfter: a retry already waiting keeps its earlier due time', async () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue({ clock, rateLimiter: new ItemExponentialFailureRateLimiter({ baseMs: 10 }) });
+    const start = clock.now();
+    q.addRateLimited('k'); // due +10
+    q.addRateLimited('k'); // wants +20: keeps +10
+    assert.equal(q.numRequeues('k'), 2);
+    assert.equal(q.waitingLen(), 1);
+    assert.equal(clock.nextDue(), start + 10);
+    q.forget('k');
+    assert.equal(q.numRequeues('k'), 0);
+    assert.equal(q.waitingLen(), 1, 'forget does not remove the waiting item');
+    await clock.advance(10);
     assert.equal(q.len(), 1);
   });
 
