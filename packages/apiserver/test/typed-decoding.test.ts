@@ -78,6 +78,37 @@ describe('typed decoding of request bodies', () => {
     await notStored(srv, `${PODS}/p`);
   });
 
+  it('checks the metadata of custom resources too: labels and annotations of the wrong type are 400, not 500', async () => {
+    await using srv = await startTestServer();
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    ok(await srv.request('POST', crds, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    }), 201);
+    const gadgets = '/apis/example.com/v1/namespaces/default/gadgets';
+    const deadline = Date.now() + 10_000;
+    while ((await srv.request('GET', gadgets)).status !== 200) {
+      assert.ok(Date.now() < deadline, 'the CRD is served within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertStatus(
+      await srv.request('POST', gadgets, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', labels: { a: ['x'] } } }),
+      400,
+      'BadRequest',
+      'Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type string',
+    );
+    ok(await srv.request('POST', gadgets, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }), 201);
+    assertStatus(await srv.request('PATCH', `${gadgets}/g`, { metadata: { annotations: { a: { b: 1 } } } }, { 'content-type': 'application/merge-patch+json' }), 400, 'BadRequest');
+    assert.equal((await srv.request('GET', `${gadgets}/g`)).body.metadata.annotations, undefined, 'nothing stored');
+  });
+
   it('reads a null container as an empty one, which validation then refuses (422 name Required)', async () => {
     await using srv = await startTestServer();
     const res = await srv.request('POST', PODS, '{"metadata":{"name":"nulls"},"spec":{"containers":[null]}}');

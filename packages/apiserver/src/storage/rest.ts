@@ -26,7 +26,8 @@ import {
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
 import { addDefaultTolerations } from '../admission/tolerations.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
-import { checkTypes } from '../registry/typecheck.js';
+import { objectMetaSchema, typeMetaProperties } from '../registry/schemas/meta.js';
+import { checkTypes, type TypeCheckTarget } from '../registry/typecheck.js';
 import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
 import type { WatchCache } from '../watchcache/cache.js';
@@ -83,6 +84,9 @@ export type NamespaceCheck = (namespace: string, gr: GroupResource, name: string
 
 const MAX_CONFLICT_RETRIES = 16;
 
+/** The typed part of every custom resource: TypeMeta and ObjectMeta (the rest is the CRD schema's). */
+const CUSTOM_RESOURCE_TYPED = { type: 'object', properties: { ...typeMetaProperties, metadata: objectMetaSchema } } as const;
+
 export class ResourceStorage {
   readonly gr: GroupResource;
 
@@ -100,6 +104,11 @@ export class ResourceStorage {
 
   key(namespace: string, name: string): string {
     return objectKey(this.def, namespace, name);
+  }
+
+  /** What typed decoding checks (registry/typecheck.ts): the whole kind, or a custom resource's metadata. */
+  private get typed(): TypeCheckTarget {
+    return this.def.custom === true ? { kind: this.def.kind, version: this.def.version, schema: CUSTOM_RESOURCE_TYPED } : this.def;
   }
 
   ctx(namespace: string): StrategyContext {
@@ -317,7 +326,7 @@ export class ResourceStorage {
   async write(namespace: string, name: string, next: KubeObject, old: KubeObject, kv: KeyValue, options: WriteOptions & { subresource?: string }): Promise<KubeObject> {
     // Every write's result decodes (PUT, PATCH and apply bodies were checked already; this also
     // holds what subresources such as scale write).
-    if (this.def.custom !== true) checkTypes(next as unknown as Record<string, unknown>, this.def);
+    checkTypes(next as unknown as Record<string, unknown>, this.typed);
     const ctx = this.ctx(namespace);
     const status = options.subresource === 'status' || options.subresource === 'finalize';
     this.def.strategy.normalize?.(next);
@@ -376,8 +385,9 @@ export class ResourceStorage {
     const obj = clone(body);
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
     if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw ApiError.badRequest('metadata must be an object');
-    // Typed decoding (built-in kinds; custom resources are checked against their CRD's schema).
-    if (this.def.custom !== true) checkTypes(obj as unknown as Record<string, unknown>, this.def);
+    // Typed decoding: built-in kinds whole; custom resources their apiVersion, kind and metadata
+    // (ObjectMeta is typed for them too), the rest against their CRD's schema.
+    checkTypes(obj as unknown as Record<string, unknown>, this.typed);
     const gv = groupVersion(this.def);
     if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== gv) {
       throw ApiError.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
