@@ -92,11 +92,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-/** One HTTP request; a body that is not a string or Buffer is sent as JSON. */
-export function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, ca?: string): Promise<TestResponse> {
+/**
+ * One HTTP request; a body that is not a string or Buffer is sent as JSON. A header given as a
+ * list is sent as one line per value.
+ */
+export function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string | string[]> = {}, ca?: string): Promise<TestResponse> {
   const url = new URL(path, base);
   const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  const hdrs: Record<string, string> = { ...headers };
+  const hdrs: Record<string, string | string[]> = { ...headers };
   if (payload !== undefined && hdrs['content-type'] === undefined) hdrs['content-type'] = 'application/json';
   // Node frames a body of DELETE (and GET) requests only when told its length.
   if (payload !== undefined && hdrs['content-length'] === undefined) hdrs['content-length'] = String(Buffer.byteLength(payload));

@@ -4,7 +4,6 @@
  * served as the impersonated user, the audit event recording both, and kubectl's --as.
  */
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAuditPolicy, type AuditEvent } from '../src/audit/index.js';
 import { ApiError } from '@setpoint/api';
 import { actingUser, impersonatedUser, impersonationTargets, renderKubeconfig, type UserInfo } from '../src/auth/index.js';
-import { startTestServer, type TestResponse, type TestServer } from './harness.js';
+import { request, startTestServer, type TestResponse, type TestServer } from './harness.js';
 import { kubectl } from './kubectl-support.js';
 import { assertStatus, ok } from './support.js';
 
@@ -22,30 +21,9 @@ const SECRETS = '/api/v1/namespaces/default/secrets';
 const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
-/** A request whose headers may repeat (an array value is sent as one header line per value). */
+/** A request as `token`, whose headers may repeat (a list is sent as one header line per value). */
 function send(srv: TestServer, method: string, path: string, token: string, headers: Record<string, string | string[]>, body?: unknown): Promise<TestResponse> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const all: Record<string, string | string[]> = { authorization: `Bearer ${token}`, ...headers };
-  if (payload !== undefined) Object.assign(all, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, srv.url), { method, headers: all, ca: srv.caCert }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return request(srv.url, method, path, body, { authorization: `Bearer ${token}`, ...headers }, srv.caCert);
 }
 
 /** Who the server says the request is from (SelfSubjectReview). */

@@ -38,16 +38,24 @@ const WRITES = new Set<PropertyKey>(['create', 'update', 'delete']);
  * request: controllers in the server, compaction). Everything else is `store`'s own.
  */
 export function gatedStore(store: Store): Store {
+  // The store's methods, bound once (reads are on the hot path), writes behind the gate.
+  const methods = new Map<PropertyKey, (...args: unknown[]) => unknown>();
   return new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (!WRITES.has(prop)) return method.bind(target);
-      return (...args: unknown[]) => {
-        current.getStore()?.enter();
-        return method.apply(target, args);
-      };
+      let bound = methods.get(prop);
+      if (bound === undefined) {
+        const method = (value as (...args: unknown[]) => unknown).bind(target);
+        bound = WRITES.has(prop)
+          ? (...args: unknown[]) => {
+              current.getStore()?.enter();
+              return method(...args);
+            }
+          : method;
+        methods.set(prop, bound);
+      }
+      return bound;
     },
   });
 }

@@ -89,6 +89,8 @@ const CUSTOM_RESOURCE_TYPED = { type: 'object', properties: { ...typeMetaPropert
 
 export class ResourceStorage {
   readonly gr: GroupResource;
+  /** What typed decoding checks (registry/typecheck.ts): the whole kind, or a custom resource's TypeMeta and metadata. */
+  private readonly typed: TypeCheckTarget;
 
   constructor(
     readonly def: ResourceDef,
@@ -100,15 +102,11 @@ export class ResourceStorage {
     readonly decoder: StoredObjectDecoder = uncheckedDecoder,
   ) {
     this.gr = { group: def.group, resource: def.resource };
+    this.typed = def.custom === true ? { kind: def.kind, version: def.version, schema: CUSTOM_RESOURCE_TYPED } : def;
   }
 
   key(namespace: string, name: string): string {
     return objectKey(this.def, namespace, name);
-  }
-
-  /** What typed decoding checks (registry/typecheck.ts): the whole kind, or a custom resource's metadata. */
-  private get typed(): TypeCheckTarget {
-    return this.def.custom === true ? { kind: this.def.kind, version: this.def.version, schema: CUSTOM_RESOURCE_TYPED } : this.def;
   }
 
   ctx(namespace: string): StrategyContext {
