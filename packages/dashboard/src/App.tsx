@@ -69,20 +69,27 @@ function Shell(props: { route: Route; session: Session; onSignOut: () => void })
   const pathKey = props.route.segments.join('/');
 
   useEffect(() => {
-    // Move the focus to the new page's heading once it renders (pages may load first), unless the
-    // user is typing somewhere.
-    let frame = 0;
-    let tries = 0;
-    const focusHeading = () => {
+    // Move the focus to the new page's heading once it renders (pages may load first, however long
+    // that takes), unless the user is typing somewhere or has moved the focus in the meantime.
+    const root = main.current;
+    if (root === null) return;
+    const startedOn = document.activeElement;
+    const focusHeading = (): boolean => {
       const active = document.activeElement;
-      if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement) return;
-      const heading = main.current?.querySelector<HTMLElement>('h1');
-      if (heading !== null && heading !== undefined) heading.focus();
-      else if (tries++ < 120) frame = requestAnimationFrame(focusHeading);
-      else main.current?.focus();
+      if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement) return true;
+      if (active !== startedOn && active !== document.body && active !== root && !root.contains(active)) return true;
+      const heading = root.querySelector<HTMLElement>('h1');
+      if (heading === null) return false;
+      heading.focus();
+      return true;
     };
-    frame = requestAnimationFrame(focusHeading);
-    return () => cancelAnimationFrame(frame);
+    if (focusHeading()) return;
+    root.focus();
+    const observer = new MutationObserver(() => {
+      if (focusHeading()) observer.disconnect();
+    });
+    observer.observe(root, { childList: true, subtree: true });
+    return () => observer.disconnect();
   }, [pathKey]);
 
   const link = (href: string, text: string, active: boolean) => (

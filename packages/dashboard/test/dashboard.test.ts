@@ -257,7 +257,7 @@ describe('dashboard in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: /cm-00002/ }).waitFor();
     // The page's heading has the focus, so reading or tabbing starts there.
-    assert.equal(await page.evaluate('document.activeElement.tagName'), 'H1');
+    await page.waitForFunction('document.activeElement !== null && document.activeElement.tagName === "H1"', undefined, { timeout: 10_000 });
     await page.getByLabel('declared state').filter({ hasText: 'i: "2"' }).waitFor();
   });
 
