@@ -1,12 +1,14 @@
 /** The process logger: pino, JSON lines to stderr (or a file), at the level the flags ask for. */
 import pino from 'pino';
 import type { Logger } from '@setpoint/api';
+import { LogFile } from './logfile.js';
 
 const levels = ['debug', 'info', 'warn', 'error', 'silent'];
 
 export function createLogger(level: string, file?: string): Logger {
   if (!levels.includes(level)) throw new Error(`--log-level must be one of ${levels.join(', ')}, not "${level}"`);
-  const destination = file === undefined ? pino.destination(2) : pino.destination({ dest: file, mkdir: true, sync: false });
+  // A file: our LogFile, which a full disk cannot crash or hang (logfile.ts); stderr: pino's own.
+  const destination = file === undefined ? pino.destination(2) : new LogFile(file);
   const logger = pino({ level, base: { pid: process.pid } }, destination) as unknown as Logger;
   containUnhandledRejections(logger);
   return logger;
