@@ -596,6 +596,14 @@ describe('fuzzing a real setpoint up', () => {
         const admin = api;
         await admin.ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
         for (const kind of KIND_NAMES) for (const name of TARGETS) await admin.ok('POST', KINDS[kind]!.collection, KINDS[kind]!.base(name));
+        // A pod that writes output all along, whose log the agent cannot write once the disk is full.
+        await admin.ok('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'chatty' },
+          spec: { replicas: 1, selector: { matchLabels: { app: 'chatty' } }, template: { metadata: { labels: { app: 'chatty' } }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'while true; do echo a line of output; sleep 0.05; done'] }] } } },
+        });
+        await waitFor('the chatty pod to run', async () => (await admin.ok('GET', `/apis/apps/v1/namespaces/${NS}/deployments/chatty`)).status?.readyReplicas === 1, 120_000, 250);
         fillDisk(filler);
         // The store notices on its next write that needs room: a create of some size.
         await waitFor('a create to be refused for the full disk', async () => {
