@@ -29,7 +29,7 @@ export const selfSubjectReviewResource: ResourceDef = {
           username: stringField('The user name.'),
           uid: stringField('A value that identifies the user across time.'),
           groups: atomicStringList('The groups of the user.'),
-          extra: { type: 'object', description: 'What the authenticator adds about the credential.', additionalProperties: atomicStringList('Values.') },
+          extra: { type: 'object', description: 'What the authenticator adds about the credential.', additionalProperties: { type: 'array', description: 'Values.', items: { type: 'string', default: '' } } },
         }),
       }),
     },

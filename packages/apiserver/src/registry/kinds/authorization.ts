@@ -5,11 +5,19 @@
  * first two.
  */
 import type { Schema } from '@setpoint/api';
-import { atomicStringList, booleanField, kindSchema, objectField, stringField } from '../schemas/meta.js';
+import { atomicList, atomicStringList, booleanField, kindSchema, objectField, stringField } from '../schemas/meta.js';
 import type { ResourceDef } from '../types.js';
 
 /** The API group of the review kinds. */
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+
+/** metav1.FieldSelectorRequirement and LabelSelectorRequirement: a key, an operator, values. */
+const selectorRequirement = (key: string): Schema =>
+  objectField(
+    'A requirement: a key, an operator (In, NotIn, Exists, DoesNotExist) and values.',
+    { key: stringField(key, { default: '' }), operator: stringField('In, NotIn, Exists or DoesNotExist.', { default: '' }), values: atomicStringList('Values for In and NotIn.') },
+    ['key', 'operator'],
+  );
 
 const resourceAttributes = objectField('A resource request to check.', {
   group: stringField('The API group of the resource; "*" means all.'),
@@ -19,8 +27,14 @@ const resourceAttributes = objectField('A resource request to check.', {
   subresource: stringField('The subresource; "" means none.'),
   verb: stringField('The verb (get, list, watch, create, update, patch, delete, deletecollection, …); "*" means all.'),
   version: stringField('The API version of the resource; "*" means all.'),
-  fieldSelector: objectField('A field selector that limits the request (ignored by RBAC).', { rawSelector: stringField('The selector as a query parameter carries it.') }),
-  labelSelector: objectField('A label selector that limits the request (ignored by RBAC).', { rawSelector: stringField('The selector as a query parameter carries it.') }),
+  fieldSelector: objectField('A field selector that limits the request (ignored by RBAC).', {
+    rawSelector: stringField('The selector as a query parameter carries it.'),
+    requirements: atomicList('The selector as parsed requirements.', selectorRequirement('The field selector key.')),
+  }),
+  labelSelector: objectField('A label selector that limits the request (ignored by RBAC).', {
+    rawSelector: stringField('The selector as a query parameter carries it.'),
+    requirements: atomicList('The selector as parsed requirements.', selectorRequirement('The label key.')),
+  }),
 });
 
 const nonResourceAttributes = objectField('A non-resource request to check.', {
@@ -47,7 +61,7 @@ function accessReview(kind: string, description: string, subjectFields: boolean)
         resourceAttributes,
         ...(subjectFields
           ? {
-              extra: { type: 'object', description: 'Extra user attributes.', additionalProperties: atomicStringList('Values.') },
+              extra: { type: 'object', description: 'Extra user attributes.', additionalProperties: { type: 'array', description: 'Values.', items: { type: 'string', default: '' } } },
               groups: atomicStringList('The groups of the user to check.'),
               uid: stringField('The uid of the user to check.'),
               user: stringField('The user to check.'),

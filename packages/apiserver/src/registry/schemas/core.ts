@@ -176,6 +176,8 @@ export const serviceAccountSchema: Schema = kindSchema({
       type: 'array',
       description: 'Secrets in the same namespace that pods running as this account may use.',
       items: objectReferenceSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
       'x-kubernetes-patch-merge-key': 'name',
       'x-kubernetes-patch-strategy': 'merge',
     },

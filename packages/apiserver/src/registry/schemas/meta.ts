@@ -234,9 +234,12 @@ goType('v1.LabelSelectorRequirement', labelSelectorRequirementSchema);
 goType('v1.LabelSelector', labelSelectorSchema);
 goType('v1.Condition', conditionSchema);
 
-/** A list of metav1.Condition merged by type (as the built-in kinds publish them). */
-export function conditionsField(description: string): Schema {
-  return mapList(description, conditionSchema, 'type');
+/**
+ * A list of conditions keyed by type for server-side apply (`x-kubernetes-list-type: map`), with no
+ * strategic-merge strategy: a strategic merge patch replaces it whole (CRD status publishes it so).
+ */
+export function conditionsField(description: string, items: Schema = conditionSchema): Schema {
+  return { type: 'array', description, items, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] };
 }
 
 // ---------------------------------------------------------------------------------------------
