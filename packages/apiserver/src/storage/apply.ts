@@ -7,11 +7,10 @@
  * answers 201). Writes carry the revision they were computed from as a precondition and are
  * recomputed when someone wrote in between.
  */
-import { ApiError, isApiError, type KubeObject } from '@setpoint/api';
-import { isStoreError } from '@setpoint/store';
+import { ApiError, type KubeObject } from '@setpoint/api';
 import { findUnknownFields } from '../registry/unknownfields.js';
 import { groupVersion } from '../registry/types.js';
-import { fromStoreError } from './errors.js';
+import { guaranteedUpdate } from './guaranteed.js';
 import { clone } from './equal.js';
 import { fieldManagerFor } from './managedfields.js';
 import type { ResourceStorage, WriteOptions } from './rest.js';
@@ -22,8 +21,6 @@ export interface ApplyOptions extends WriteOptions {
   /** '' (the main resource) or 'status'. */
   readonly subresource?: string;
 }
-
-const MAX_ATTEMPTS = 16;
 
 /**
  * Applies `config` to the object `name` for `options.fieldManager` (required, non-empty).
@@ -48,42 +45,34 @@ export async function applyObject(storage: ResourceStorage, namespace: string, n
   const rv = (applied.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
   const precondition = typeof rv === 'string' && rv !== '' ? rv : undefined;
   const writeOptions: ApplyOptions = { ...options, managedFieldsFromApply: true, fieldValidation: 'Ignore' };
-  for (let attempt = 0; ; attempt++) {
-    const now = storage.ctx(namespace).now;
-    let current: Awaited<ReturnType<ResourceStorage['read']>> | undefined;
-    try {
-      current = await storage.read(namespace, name);
-    } catch (err) {
-      if (!isApiError(err, 'NotFound')) throw err;
-    }
-    if (current === undefined) {
-      if (subresource !== '') throw ApiError.notFound(storage.gr, name);
-      const result = fieldManager.apply(undefined, applied, { manager, force: options.force === true, now });
-      const body = storage.checkBody(result, namespace, name);
-      try {
-        return { object: await storage.create(namespace, body, writeOptions), created: true };
-      } catch (err) {
-        // Created meanwhile: apply to what is there now.
-        if (isApiError(err, 'AlreadyExists') && attempt < MAX_ATTEMPTS) continue;
-        throw err;
+  return guaranteedUpdate<{ object: KubeObject; created: boolean }>(
+    storage,
+    namespace,
+    name,
+    (current) => {
+      const now = storage.ctx(namespace).now;
+      if (current === undefined) {
+        if (subresource !== '') throw ApiError.notFound(storage.gr, name);
+        const result = fieldManager.apply(undefined, applied, { manager, force: options.force === true, now });
+        const body = storage.checkBody(result, namespace, name);
+        // Created meanwhile (AlreadyExists): guaranteedUpdate applies to what is there then.
+        return { write: async () => ({ object: await storage.create(namespace, body, writeOptions), created: true }) };
       }
-    }
-    const { obj, kv } = current;
-    if (precondition !== undefined && precondition !== obj.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
-    const result = fieldManager.apply(obj, applied, { manager, force: options.force === true, now });
-    const incoming = storage.checkBody(result, namespace, name);
-    const next = storage.merge(incoming, obj, subresource === '' ? undefined : subresource);
-    // A subresource write starts from the stored object: the managedFields are the apply's.
-    if (incoming.metadata.managedFields === undefined) delete next.metadata.managedFields;
-    else next.metadata.managedFields = incoming.metadata.managedFields;
-    try {
-      const object = await storage.write(namespace, name, next, obj, kv, { ...writeOptions, ...(subresource !== '' ? { subresource } : {}) });
-      return { object, created: false };
-    } catch (err) {
-      if (isStoreError(err, 'Conflict') && precondition === undefined && attempt < MAX_ATTEMPTS) continue;
-      throw isStoreError(err) ? fromStoreError(err, storage.gr, name) : err;
-    }
-  }
+      const { obj, kv } = current;
+      if (precondition !== undefined && precondition !== obj.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
+      const result = fieldManager.apply(obj, applied, { manager, force: options.force === true, now });
+      const incoming = storage.checkBody(result, namespace, name);
+      const next = storage.merge(incoming, obj, subresource === '' ? undefined : subresource);
+      // A subresource write starts from the stored object: the managedFields are the apply's.
+      if (incoming.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      else next.metadata.managedFields = incoming.metadata.managedFields;
+      return {
+        write: async () => ({ object: await storage.write(namespace, name, next, obj, kv, { ...writeOptions, ...(subresource !== '' ? { subresource } : {}) }), created: false }),
+        pinned: precondition !== undefined,
+      };
+    },
+    { ignoreNotFound: true },
+  );
 }
 
 /**

@@ -9,10 +9,9 @@
  * - otherwise the object is removed at once (a DELETED event).
  */
 import { ApiError, FieldError, type DeleteOptions, type KubeObject } from '@setpoint/api';
-import { isStoreError } from '@setpoint/store';
 import { encode } from './codec.js';
 import { clone, jsonEqual } from './equal.js';
-import { fromStoreError } from './errors.js';
+import { guaranteedUpdate } from './guaranteed.js';
 import { blockingFinalizers, rfc3339, type ResourceStorage } from './rest.js';
 
 export interface DeleteOutcome {
@@ -28,8 +27,7 @@ const FOREGROUND = 'foregroundDeletion';
 export async function deleteObject(storage: ResourceStorage, namespace: string, name: string, options: DeleteOptions = {}, dryRun = false): Promise<DeleteOutcome> {
   const { def, gr } = storage;
   const policy = propagationPolicy(options);
-  for (let attempt = 0; ; attempt++) {
-    const { obj: current, kv } = await storage.readForDelete(namespace, name);
+  return guaranteedUpdate<DeleteOutcome>(storage, namespace, name, ({ obj: current, kv }) => {
     const pre = options.preconditions;
     if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== current.metadata.uid) {
       throw ApiError.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
@@ -55,14 +53,13 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
     const grace = gracePeriod(storage, current, options);
     const pending = finalizers.size > 0 || blockingFinalizers(def, current).length > 0;
     if (!pending && grace === 0) {
-      if (dryRun) return { object: current, removed: true };
-      try {
-        const deleted = await storage.store.delete(storage.key(namespace, name), kv.modRevision);
-        return { object: { ...current, metadata: { ...current.metadata, resourceVersion: String(deleted.revision) } }, removed: true };
-      } catch (err) {
-        if (isStoreError(err, 'Conflict') && attempt < 16) continue;
-        throw fromStoreError(err, gr, name);
-      }
+      if (dryRun) return { result: { object: current, removed: true } };
+      return {
+        write: async () => {
+          const deleted = await storage.store.delete(storage.key(namespace, name), kv.modRevision);
+          return { object: { ...current, metadata: { ...current.metadata, resourceVersion: String(deleted.revision) } }, removed: true };
+        },
+      };
     }
     // Deletion is pending: record it on the object.
     if (finalizers.size > 0) meta.finalizers = [...finalizers];
@@ -77,15 +74,14 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
     if (def.group === '' && def.resource === 'namespaces') {
       next.status = { ...(next.status as object | undefined), phase: 'Terminating' };
     }
-    if (dryRun || jsonEqual(next, current)) return { object: next, removed: false };
-    try {
-      const written = await storage.store.update(storage.key(namespace, name), encode(next), kv.modRevision);
-      return { object: { ...next, metadata: { ...next.metadata, resourceVersion: String(written.modRevision) } }, removed: false };
-    } catch (err) {
-      if (isStoreError(err, 'Conflict') && attempt < 16) continue;
-      throw fromStoreError(err, gr, name);
-    }
-  }
+    if (dryRun || jsonEqual(next, current)) return { result: { object: next, removed: false } };
+    return {
+      write: async () => {
+        const written = await storage.store.update(storage.key(namespace, name), encode(next), kv.modRevision);
+        return { object: { ...next, metadata: { ...next.metadata, resourceVersion: String(written.modRevision) } }, removed: false };
+      },
+    };
+  }, { forDelete: true });
 }
 
 /** The policy a DeleteOptions asks for (orphanDependents is the deprecated form of Orphan). */

@@ -5,11 +5,10 @@
  * metadata.resourceVersion inside the patch is a precondition of its own (409 when stale).
  */
 import { ApiError, applyMergePatch, applyStrategicMergePatch, type KubeObject } from '@setpoint/api';
-import { isStoreError } from '@setpoint/store';
 import fastJsonPatch from 'fast-json-patch';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
 import { clone } from './equal.js';
-import { fromStoreError } from './errors.js';
+import { guaranteedUpdate } from './guaranteed.js';
 import type { ResourceStorage, WriteOptions } from './rest.js';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -46,8 +45,7 @@ export async function patchObject(
   }
   checkPatchFields(storage, type, patch, options);
   const precondition = patchedResourceVersion(type, patch);
-  for (let attempt = 0; ; attempt++) {
-    const { obj: current, kv } = await storage.read(namespace, name);
+  return guaranteedUpdate(storage, namespace, name, ({ obj: current, kv }, attempt) => {
     if (precondition !== undefined && precondition !== current.metadata.resourceVersion) throw ApiError.conflict(storage.gr, name);
     const patched = applyPatch(storage, type, current, patch, name);
     const incoming = storage.checkBody(patched, namespace, name);
@@ -58,13 +56,8 @@ export async function patchObject(
       reportUnknownFields(findUnknownFields(incoming, storage.def.schema).filter((f) => !before.has(f)), options);
     }
     const next = storage.merge(incoming, current, options.subresource);
-    try {
-      return await storage.write(namespace, name, next, current, kv, options);
-    } catch (err) {
-      if (isStoreError(err, 'Conflict') && precondition === undefined && attempt < 16) continue;
-      throw isStoreError(err) ? fromStoreError(err, storage.gr, name) : err;
-    }
-  }
+    return { write: () => storage.write(namespace, name, next, current, kv, options), pinned: precondition !== undefined };
+  });
 }
 
 function applyPatch(storage: ResourceStorage, type: PatchType, current: KubeObject, patch: unknown, name: string): KubeObject {

@@ -36,6 +36,7 @@ import { collectionPrefix, decode, encode, MalformedObjectError, objectKey, unch
 import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
 import { clone, jsonEqual } from './equal.js';
 import { fromStoreError } from './errors.js';
+import { guaranteedUpdate } from './guaranteed.js';
 import { recordManagedFields } from './managedfields.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -82,7 +83,6 @@ export interface ListOptions {
  */
 export type NamespaceCheck = (namespace: string, gr: GroupResource, name: string) => Promise<void>;
 
-const MAX_CONFLICT_RETRIES = 16;
 
 /** The typed part of every custom resource: TypeMeta and ObjectMeta (the rest is the CRD schema's). */
 const CUSTOM_RESOURCE_TYPED = { type: 'object', properties: { ...typeMetaProperties, metadata: objectMetaSchema } } as const;
@@ -295,25 +295,18 @@ export class ResourceStorage {
     const incoming = this.checkBody(body, namespace, name);
     this.checkFields(incoming, options);
     const precondition = incoming.metadata.resourceVersion;
+    const pinned = precondition !== undefined && precondition !== '';
     const uid = incoming.metadata.uid;
-    for (let attempt = 0; ; attempt++) {
-      const { obj: old, kv } = await this.read(namespace, name);
+    return guaranteedUpdate(this, namespace, name, ({ obj: old, kv }) => {
       // The body's uid is a precondition (Kubernetes' DefaultUpdatedObjectInfo): another object of
       // the same name is a conflict, which clients answer by reading again.
       if (typeof uid === 'string' && uid !== '' && uid !== old.metadata.uid) {
         throw ApiError.conflict(this.gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
       }
-      if (precondition !== undefined && precondition !== '' && precondition !== old.metadata.resourceVersion) {
-        throw ApiError.conflict(this.gr, name);
-      }
+      if (pinned && precondition !== old.metadata.resourceVersion) throw ApiError.conflict(this.gr, name);
       const next = this.merge(incoming, old, options.subresource);
-      try {
-        return await this.write(namespace, name, next, old, kv, options);
-      } catch (err) {
-        const retry = isStoreError(err, 'Conflict') && (precondition === undefined || precondition === '') && attempt < MAX_CONFLICT_RETRIES;
-        if (!retry) throw isStoreError(err) ? fromStoreError(err, this.gr, name) : err;
-      }
-    }
+      return { write: () => this.write(namespace, name, next, old, kv, options), pinned };
+    });
   }
 
   /**

@@ -3,14 +3,13 @@
  * {deployments,replicasets}/scale (autoscaling/v1 Scale, what kubectl scale reads and writes).
  */
 import { ApiError, applyMergePatch, FieldError, labelSelectorAsSelector, type KubeObject, type LabelSelector, type Status } from '@setpoint/api';
-import { isStoreError } from '@setpoint/store';
 import fastJsonPatch from 'fast-json-patch';
 import { bindPod as assignNode, validateBinding } from '../registry/kinds/pod.js';
 import type { ScaleDef } from '../registry/types.js';
 import type { JsonObject } from '../registry/validation/json-fields.js';
 import { encode } from './codec.js';
 import { clone } from './equal.js';
-import { fromStoreError } from './errors.js';
+import { guaranteedUpdate } from './guaranteed.js';
 import { jsonPatchNotApplied, type PatchType } from './patch.js';
 import type { ResourceStorage, WriteOptions } from './rest.js';
 
@@ -28,18 +27,11 @@ export async function bindPod(storage: ResourceStorage, namespace: string, name:
   if (bindingName !== undefined && bindingName !== '' && bindingName !== name) throw ApiError.badRequest('name in URL does not match name in Binding object');
   const errors = validateBinding(binding as JsonObject);
   if (errors.length > 0) throw ApiError.invalid({ group: '', kind: 'Binding' }, name, errors);
-  for (let attempt = 0; ; attempt++) {
-    const { obj: pod, kv } = await storage.read(namespace, name);
+  await guaranteedUpdate(storage, namespace, name, ({ obj: pod, kv }) => {
     const next = assignNode(clone(pod), binding, storage.ctx(namespace));
-    if (options.dryRun) break;
-    try {
-      await storage.store.update(kv.key, encode(next), kv.modRevision);
-      break;
-    } catch (err) {
-      if (isStoreError(err, 'Conflict') && attempt < 16) continue;
-      throw fromStoreError(err, storage.gr, name);
-    }
-  }
+    if (options.dryRun === true) return { result: undefined };
+    return { write: async () => void (await storage.store.update(kv.key, encode(next), kv.modRevision)) };
+  });
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 }
 
@@ -71,8 +63,7 @@ export async function updateScale(
   options: WriteOptions = {},
 ): Promise<KubeObject> {
   const scaleDef = storage.def.subresources!.scale!;
-  for (let attempt = 0; ; attempt++) {
-    const { obj, kv } = await storage.read(namespace, name);
+  return guaranteedUpdate(storage, namespace, name, ({ obj, kv }) => {
     const current = scaleOf(obj, scaleDef);
     let wanted: KubeObject;
     if ('body' in change) {
@@ -100,14 +91,8 @@ export async function updateScale(
     }
     const next = clone(obj);
     writePath(next, scaleDef.specReplicasPath, replicas);
-    try {
-      const written = await storage.write(namespace, name, next, obj, kv, { ...options, subresource: 'scale' });
-      return scaleOf(written, scaleDef);
-    } catch (err) {
-      if (isStoreError(err, 'Conflict') && !conditional && attempt < 16) continue;
-      throw isStoreError(err) ? fromStoreError(err, storage.gr, name) : err;
-    }
-  }
+    return { write: async () => scaleOf(await storage.write(namespace, name, next, obj, kv, { ...options, subresource: 'scale' }), scaleDef), pinned: conditional };
+  });
 }
 
 function selectorString(obj: KubeObject, scale: ScaleDef): string {
