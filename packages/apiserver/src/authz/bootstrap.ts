@@ -15,7 +15,6 @@
 import { ApiError, silentLogger, type KubeObject, type Logger } from '@setpoint/api';
 import type { BindingObject, PolicyRule, RoleObject, Subject } from '../registry/kinds/rbac.js';
 import { RBAC_GROUP } from '../registry/kinds/rbac.js';
-import { deleteObject } from '../storage/delete.js';
 import { jsonEqual } from '../storage/equal.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import {
@@ -154,7 +153,7 @@ async function ensure(storage: ResourceStorage, expected: KubeObject, reconcile:
       const next = reconcile(existing);
       if (next === undefined) return 'unchanged';
       if (next === 'recreate') {
-        await deleteObject(storage, '', name, { preconditions: { uid: existing.metadata.uid ?? '' } }, false);
+        await storage.delete('', name, { preconditions: { uid: existing.metadata.uid ?? '' } }, false);
         await storage.create('', expected);
         return 'recreated';
       }

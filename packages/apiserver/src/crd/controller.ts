@@ -24,7 +24,6 @@ import { ApiError, Backoff, rfc3339, silentLogger, type Clock, type Condition, t
 import { isStoreError } from '@setpoint/store';
 import { Counter, type Registry } from 'prom-client';
 import type { ResourceDef } from '../registry/types.js';
-import { deleteObject } from '../storage/delete.js';
 import { jsonEqual } from '../storage/equal.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import { validateCrd } from './definition.js';
@@ -281,7 +280,7 @@ export class CrdController {
       for (const obj of left) {
         if (obj.metadata.deletionTimestamp !== undefined) continue;
         try {
-          await deleteObject(storage, obj.metadata.namespace ?? '', obj.metadata.name!, { propagationPolicy: 'Background' });
+          await storage.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { propagationPolicy: 'Background' });
         } catch (err) {
           if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
         }

@@ -11,12 +11,10 @@ import { checkListOptions, checkResourceVersion, queryBool, queryInt64, type Que
 import { PROTOBUF_WATCH_CONTENT_TYPE, hasProtobufMessage, watchEventFrame } from '../http/protobuf/index.js';
 import { negotiateMedia, negotiateOutput, send, type OutputMedia } from '../http/respond.js';
 import { groupVersion, type ResourceDef } from '../registry/types.js';
-import { applyObject } from '../storage/apply.js';
-import { deleteObject } from '../storage/delete.js';
 import { managerOf, validateFieldManager } from '../storage/managedfields.js';
-import { patchObject, patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
+import { patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
 import { parseResourceVersion, type FieldValidation, type ResourceStorage, type WriteOptions } from '../storage/rest.js';
-import { bindPod, scaleOf, updateScale } from '../storage/subresources.js';
+import { scaleOf } from '../storage/subresources.js';
 import { listAsTable, objectAsTable, tableRequest, watchAsTables } from '../tables/index.js';
 import { parseFilter } from '../watchcache/filter.js';
 import { streamWatch } from './watch.js';
@@ -186,7 +184,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     case 'create': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       const options = writeOptions(query, warnings, 'CreateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
-      if (sub === 'binding') return finish(201, await bindPod(storage, info.namespace, info.name, body, options));
+      if (sub === 'binding') return finish(201, await storage.bind(info.namespace, info.name, body, options));
       if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
       return finish(201, await storage.create(info.namespace, body as KubeObject, options));
@@ -195,7 +193,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
       const options = writeOptions(query, warnings, 'UpdateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
-      if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { body }, options));
+      if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { body }, options));
       const subresource = sub || undefined;
       return finish(200, await storage.update(info.namespace, info.name, body as KubeObject, { ...options, ...(subresource ? { subresource } : {}) }));
     }
@@ -205,19 +203,19 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (patch === undefined) throw ApiError.badRequest('the request body is empty');
       const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), admit: ctx.admit });
-      if (sub === 'scale') return finish(200, await updateScale(storage, info.namespace, info.name, { patchType: type, patch }, options));
+      if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { patchType: type, patch }, options));
       if (type === 'apply') {
         const force = queryBool(q(query, 'force'));
-        const applied = await applyObject(storage, info.namespace, info.name, patch, { ...options, force, ...(sub ? { subresource: sub } : {}) });
+        const applied = await storage.apply(info.namespace, info.name, patch, { ...options, force, ...(sub ? { subresource: sub } : {}) });
         return finish(applied.created ? 201 : 200, applied.object);
       }
-      return finish(200, await patchObject(storage, info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
+      return finish(200, await storage.patch(info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
     }
     case 'delete': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
       const opts = deleteOptions(body, query);
       const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);
-      const outcome = await deleteObject(storage, info.namespace, info.name, opts, options.dryRun);
+      const outcome = await storage.delete(info.namespace, info.name, opts, options.dryRun);
       if (!outcome.removed || def.deletion === 'graceful') return finish(200, outcome.object);
       return finish(200, {
         kind: 'Status',
@@ -237,7 +235,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       const deleted: KubeObject[] = [];
       for (const item of list.items) {
         try {
-          const outcome = await deleteObject(storage, item.metadata.namespace ?? '', item.metadata.name!, opts, options.dryRun);
+          const outcome = await storage.delete(item.metadata.namespace ?? '', item.metadata.name!, opts, options.dryRun);
           deleted.push(outcome.object);
         } catch (err) {
           if (err instanceof ApiError && err.reason === 'NotFound') continue;

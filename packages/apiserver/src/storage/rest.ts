@@ -2,6 +2,12 @@
  * ResourceStorage: the generic REST semantics of one kind over the store — what kube-apiserver's
  * registry/generic/registry.Store does. Kind-specific behaviour comes from the ResourceDef.
  *
+ * The verbs: get, list, create, update (PUT and /status), patch (JSON, merge, strategic), apply,
+ * delete, bind (pods/binding) and updateScale (the scale subresource); the longer ones live in
+ * patch.ts, apply.ts, delete.ts and subresources.ts. Every change of an existing object goes
+ * through one guaranteedUpdate (guaranteed.ts); `read`, `write`, `merge` and `checkBody` are the
+ * steps those verbs share.
+ *
  * Guarantees:
  * - Every write carries the revision it read as a precondition (optimistic concurrency); a stale
  *   metadata.resourceVersion from the client is a 409 Conflict, an empty one an unconditional write
@@ -22,6 +28,8 @@ import {
   type GroupResource,
   type KubeList,
   type KubeObject,
+  type DeleteOptions,
+  type Status,
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
 import { addDefaultTolerations } from '../admission/tolerations.js';
@@ -36,8 +44,12 @@ import { collectionPrefix, decode, encode, MalformedObjectError, objectKey, unch
 import { continueExpired, decodeContinue, encodeContinue } from './continue.js';
 import { clone, jsonEqual } from './equal.js';
 import { fromStoreError } from './errors.js';
+import { applyObject, type ApplyOptions } from './apply.js';
+import { deleteObject, type DeleteOutcome } from './delete.js';
 import { guaranteedUpdate } from './guaranteed.js';
 import { recordManagedFields } from './managedfields.js';
+import { patchObject, type PatchType } from './patch.js';
+import { bindPod, updateScale } from './subresources.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -285,6 +297,31 @@ export class ResourceStorage {
         throw fromStoreError(err, this.gr, meta.name ?? '');
       }
     }
+  }
+
+  /** PATCH of any type but apply: see {@link patchObject}. */
+  patch(namespace: string, name: string, type: PatchType, patch: unknown, options: WriteOptions & { subresource?: string; strategic?: boolean } = {}): Promise<KubeObject> {
+    return patchObject(this, namespace, name, type, patch, options);
+  }
+
+  /** Server-side apply: see {@link applyObject}. */
+  apply(namespace: string, name: string, config: unknown, options: ApplyOptions): Promise<{ object: KubeObject; created: boolean }> {
+    return applyObject(this, namespace, name, config, options);
+  }
+
+  /** DELETE, graceful and with finalizers: see {@link deleteObject}. */
+  delete(namespace: string, name: string, options: DeleteOptions = {}, dryRun = false): Promise<DeleteOutcome> {
+    return deleteObject(this, namespace, name, options, dryRun);
+  }
+
+  /** POST pods/{name}/binding: see {@link bindPod}. */
+  bind(namespace: string, name: string, body: unknown, options: WriteOptions = {}): Promise<Status> {
+    return bindPod(this, namespace, name, body, options);
+  }
+
+  /** PUT or PATCH of the scale subresource: see {@link updateScale}. */
+  updateScale(namespace: string, name: string, change: { body: unknown } | { patchType: PatchType; patch: unknown }, options: WriteOptions = {}): Promise<KubeObject> {
+    return updateScale(this, namespace, name, change, options);
   }
 
   /**
