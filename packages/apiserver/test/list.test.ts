@@ -218,6 +218,12 @@ describe('list', () => {
     const future = Number(a.metadata.resourceVersion) + 1000;
     const body = assertStatus(await srv.request('GET', `${CM}?resourceVersion=${future}`), 504, 'Timeout', new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
     assert.equal(body.details.causes[0].reason, 'ResourceVersionTooLarge');
+    // The same answer when the store is asked (Exact, and NotOlderThan with a limit), as Kubernetes words it.
+    for (const query of [`resourceVersion=${future}&resourceVersionMatch=Exact`, `resourceVersion=${future}&resourceVersionMatch=NotOlderThan&limit=1`]) {
+      const fromStore = assertStatus(await srv.request('GET', `${CM}?${query}`), 504, 'Timeout', new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
+      assert.deepEqual(fromStore.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], query);
+      assert.equal(fromStore.details.retryAfterSeconds, 1);
+    }
     assertStatus(await srv.request('GET', `${CM}?resourceVersion=abc`), 400, 'BadRequest');
   });
 

@@ -171,6 +171,8 @@ export interface StoreErrorDetails {
   readonly compactRevision?: number;
   /** FutureRevision, Compacted: the store's current revision. */
   readonly currentRevision?: number;
+  /** FutureRevision of a read: the revision asked for. */
+  readonly requestedRevision?: number;
   /** WatchOverflow: the last revision delivered to the consumer, to resume from. */
   readonly lastRevision?: number;
   readonly cause?: unknown;
@@ -184,6 +186,7 @@ export class StoreError extends Error {
   readonly current: KeyValue | undefined;
   readonly compactRevision: number | undefined;
   readonly currentRevision: number | undefined;
+  readonly requestedRevision: number | undefined;
   readonly lastRevision: number | undefined;
 
   constructor(code: StoreErrorCode, message: string, details: StoreErrorDetails = {}) {
@@ -193,6 +196,7 @@ export class StoreError extends Error {
     this.current = details.current;
     this.compactRevision = details.compactRevision;
     this.currentRevision = details.currentRevision;
+    this.requestedRevision = details.requestedRevision;
     this.lastRevision = details.lastRevision;
   }
 }

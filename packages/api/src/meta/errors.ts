@@ -177,6 +177,16 @@ export class ApiError extends Error {
     return new ApiError('ServiceUnavailable', message, retryAfterSeconds === undefined ? {} : { details: { retryAfterSeconds } });
   }
 
+  /**
+   * 504 Timeout for a resourceVersion the server has not reached (Kubernetes'
+   * NewTooLargeResourceVersionError): clients retry after a second.
+   */
+  static tooLargeResourceVersion(requested: string | number, current: string | number): ApiError {
+    return new ApiError('Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    });
+  }
+
   static timeout(message: string, retryAfterSeconds: number): ApiError {
     return new ApiError('Timeout', `Timeout: ${message}`, { details: { retryAfterSeconds } });
   }

@@ -20,7 +20,9 @@ export function fromStoreError(err: unknown, gr: GroupResource, name: string): u
     case 'InvalidValue':
       return ApiError.badRequest(err.message);
     case 'FutureRevision':
-      return new ApiError('Timeout', `Timeout: Too large resource version: ${err.message}`, { details: { retryAfterSeconds: 1 } });
+      return err.requestedRevision !== undefined && err.currentRevision !== undefined
+        ? ApiError.tooLargeResourceVersion(err.requestedRevision, err.currentRevision)
+        : ApiError.timeout(`Too large resource version: ${err.message}`, 1);
     case 'Closed':
     case 'Unavailable':
     case 'WatchOverflow':

@@ -241,9 +241,7 @@ export class ResourceStorage {
       throw fromStoreError(err, this.gr, '');
     }
     if (notOlderThan > revision) {
-      throw new ApiError('Timeout', `Timeout: Too large resource version: ${notOlderThan}, current: ${revision}`, {
-        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-      });
+      throw ApiError.tooLargeResourceVersion(notOlderThan, revision);
     }
     const list = this.listOf(items, String(revision));
     if (more && lastKey !== undefined) list.metadata.continue = encodeContinue({ rv: revision, key: lastKey });

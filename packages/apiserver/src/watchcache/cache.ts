@@ -424,9 +424,7 @@ export class WatchCache {
     timer?.cancel();
     this.freshWaiters.delete(waiter);
     if (outcome === 'timeout') {
-      throw new ApiError('Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.rv}`, {
-        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-      });
+      throw ApiError.tooLargeResourceVersion(rv, this.rv);
     }
   }
 

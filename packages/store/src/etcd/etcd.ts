@@ -405,6 +405,7 @@ export class EtcdStore implements Store {
     const currentRevision = await this.currentRevision();
     return new StoreError('FutureRevision', `revision ${requested} is in the future: the current revision is ${currentRevision}`, {
       currentRevision,
+      requestedRevision: requested,
       ...(cause === undefined ? {} : { cause }),
     });
   }

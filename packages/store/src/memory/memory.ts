@@ -217,6 +217,7 @@ export class MemoryStore implements Store {
     if (requested > this.revision) {
       throw new StoreError('FutureRevision', `revision ${requested} is in the future: the current revision is ${this.revision}`, {
         currentRevision: this.revision,
+        requestedRevision: requested,
       });
     }
     if (requested < this.compacted) {
