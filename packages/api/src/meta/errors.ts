@@ -221,6 +221,14 @@ export function isApiError(err: unknown, reason?: StatusReason | string): err is
   return err instanceof ApiError && (reason === undefined || err.reason === reason);
 }
 
+/**
+ * True for a 410 answer (Expired, Gone): the resourceVersion or continue token is older than the
+ * server keeps; a client lists again (informers relist, pagers start over).
+ */
+export function isGone(err: unknown): err is ApiError {
+  return err instanceof ApiError && (err.code === 410 || err.reason === 'Expired' || err.reason === 'Gone');
+}
+
 const causeText: Record<string, string> = {
   FieldValueNotFound: 'Not found',
   FieldValueRequired: 'Required value',

@@ -2,7 +2,7 @@
  * ResourceClient: the verbs of one kind (get, list, watch, create, update, patch, delete, ...),
  * sent as kubectl and client-go send them, so it works against any Kubernetes API server.
  */
-import { ApiError, isApiError, type KubeList, type KubeObject, type Status } from '@setpoint/api';
+import { ApiError, isGone, type KubeList, type KubeObject, type Status } from '@setpoint/api';
 import type { HttpClient } from '../http/httpclient.js';
 import type { WatchStream } from '../http/watchstream.js';
 import type { ListOptions, ListWatch, ResourceRef, WatchOptions } from '../types.js';
@@ -155,7 +155,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> implements ListWa
       try {
         page = await this.list({ ...rest, limit, continue: page.metadata.continue });
       } catch (err) {
-        if (!isApiError(err) || err.code !== 410) throw err;
+        if (!isGone(err)) throw err;
         const { limit: _l, continue: _c, ...unpaged } = options;
         const full = await this.list(unpaged);
         return { apiVersion: this.#apiVersion, kind: `${this.ref.kind}List`, metadata: { ...(full.metadata.resourceVersion === undefined ? {} : { resourceVersion: full.metadata.resourceVersion }) }, items: full.items };

@@ -34,7 +34,7 @@
  * Assumes the ListWatch keeps its contract (types.ts): ERROR events and transport failures are
  * thrown by the watch iterator, 410 as ApiError with code 410.
  */
-import { ApiError, Backoff, realClock, silentLogger, type BackoffOptions, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, Backoff, isGone, realClock, silentLogger, type BackoffOptions, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import type { ListOptions, ListWatch, WatchEvent, WatchOptions } from '../types.js';
 
 /** What a watcher reports. Objects are the ListWatch's, unchanged. */
@@ -98,10 +98,8 @@ interface Step<T extends KubeObject> {
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
-/** True for a 410 answer: the resourceVersion (or continue token) is older than the server keeps. */
-export function isGone(err: unknown): boolean {
-  return err instanceof ApiError && (err.code === 410 || err.reason === 'Expired' || err.reason === 'Gone');
-}
+/** True for a 410 answer (@setpoint/api's isGone, exported here too for informer users). */
+export { isGone };
 
 /** A 4xx answer meaning the server does not accept the request as sent (not a transient failure). */
 function isRefused(err: unknown): boolean {

@@ -3,7 +3,7 @@
  * resourceVersion to watch from), check, then watch changes on that name until the check passes,
  * the deadline passes or the caller gives up. A watch the server closes is opened again.
  */
-import { isApiError, type KubeObject } from '@setpoint/api';
+import { isApiError, isGone, type KubeObject } from '@setpoint/api';
 import type { ResourceClient } from '@setpoint/client';
 import { CliError } from './io.js';
 
@@ -87,7 +87,7 @@ export async function waitFor(target: WaitTarget, condition: WaitCondition, sign
       }
     } catch (err) {
       // A watch too old to resume (410) is read again from a fresh list; anything else fails.
-      if (!isApiError(err) || err.code !== 410) throw err;
+      if (!isGone(err)) throw err;
     }
     if (signal.aborted) throw signal.reason;
   }
