@@ -125,7 +125,7 @@ for (const name of requested) {
     if (values.mutate !== undefined) {
       // With parts, each --mutate entry goes to the part that mutates its file.
       const specs = values.mutate.split(',');
-      mutate = parts.length === 1 ? specs : specs.filter((spec) => modules[part].mutate.includes(spec.replace(/:[^:]*$/, '')));
+      mutate = parts.length === 1 ? specs : specs.filter((spec) => modules[part].mutate.includes(spec.replace(/:\d.*$/, '')));
       if (mutate.length === 0) continue;
     }
     if (!runs.some((r) => r.name === part)) runs.push({ name: part, mutate });
@@ -133,7 +133,7 @@ for (const name of requested) {
 }
 if (values.mutate !== undefined && modules[requested[0]].parts !== undefined) {
   const known = modules[requested[0]].parts.flatMap((part) => modules[part].mutate);
-  const unknown = values.mutate.split(',').filter((spec) => !known.includes(spec.replace(/:[^:]*$/, '')));
+  const unknown = values.mutate.split(',').filter((spec) => !known.includes(spec.replace(/:\d.*$/, '')));
   if (unknown.length > 0) {
     console.error(`--mutate ${unknown.join(',')}: not a file of ${requested[0]} (${known.join(', ')})`);
     process.exit(2);
