@@ -91,7 +91,12 @@ describe('SqliteStore: full disk', () => {
         }
       }
       const revision = await store.currentRevision();
-      await assert.rejects(store.delete('/k/0'), /disk is full/);
+      await assert.rejects(store.delete('/k/0'), (err: unknown) => {
+        assert.ok(isStoreError(err, 'Unavailable'), String(err));
+        assert.match(err.message, /the write could not be committed: the disk is full/);
+        assert.equal((err.cause as { code?: string } | undefined)?.code, 'SQLITE_FULL', 'the cause is SQLite\'s error');
+        return true;
+      });
       assert.equal(await store.currentRevision(), revision, 'the delete that did not commit took no revision');
       assert.equal((await store.get('/k/0'))?.value, VALUE, 'and deleted nothing');
     } finally {

@@ -221,6 +221,9 @@ describe('SqliteStore: compaction across close and open', () => {
         await until(() => first.removed + again.stats.compactedRows === 40, 'the compaction resumed after open removes the remaining superseded versions');
         assert.deepEqual((await again.list('/')).items.map((x) => x.value), ['40']);
         assert.deepEqual((await again.list('/', { revision: target })).items.map((x) => x.value), ['40']);
+        assert.deepEqual({ ...(await again.compact(target)) }, { compactRevision: target, removed: 0 }, 'compacting again once the resumed compaction is done');
+        const next = await again.update('/a', 'after', (await again.get('/a'))!.modRevision);
+        assert.deepEqual({ ...(await again.compact(next.modRevision)) }, { compactRevision: next.modRevision, removed: 1 }, 'a compaction after the resumed one');
       } finally {
         await again.close();
       }
