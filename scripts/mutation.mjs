@@ -5,7 +5,8 @@
 //
 // Usage: node scripts/mutation.mjs [MODULE...] [--mutate FILE[:LINES][,...]] [--concurrency N]
 //          [--timeout-ms N] [--break SCORE] [--list]
-//   (no MODULE: every module, one after the other — long). Reports go to .mutation/MODULE/
+//   (no MODULE: every module, one after the other — long; a module made of parts, such as
+//   store-conformance, runs each part). Reports go to .mutation/MODULE/
 //   (mutation.html, mutation.json; gitignored), a summary line per module to stdout.
 import { readdirSync, mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -66,10 +67,21 @@ const modules = {
     mutate: ['labels', 'fields'].map((f) => `packages/api/src/selectors/${f}.ts`),
     tests: () => tests('packages/api/src/selectors'),
   },
+  // Each backend's source against its own tests only (the memory tests cannot see a mutant of
+  // sqlite.ts, and the SQLite tests take several times longer); store-conformance runs both.
+  'store-memory': {
+    what: "the memory store against the store's conformance suite",
+    mutate: ['packages/store/src/memory/memory.ts'],
+    tests: () => tests('packages/store/src/memory'),
+  },
+  'store-sqlite': {
+    what: 'the SQLite store against the conformance suite and its own tests',
+    mutate: ['packages/store/src/sqlite/sqlite.ts'],
+    tests: () => tests('packages/store/src/sqlite'),
+  },
   'store-conformance': {
-    what: "the store's conformance suite against the memory and SQLite backends",
-    mutate: ['packages/store/src/memory/memory.ts', 'packages/store/src/sqlite/sqlite.ts'],
-    tests: () => [...tests('packages/store/src/memory'), ...tests('packages/store/src/sqlite')],
+    what: 'store-memory, then store-sqlite',
+    parts: ['store-memory', 'store-sqlite'],
   },
   watchcache: {
     what: "the API server's watch cache",
@@ -93,16 +105,39 @@ if (values.list) {
   for (const [name, m] of Object.entries(modules)) console.log(`${name.padEnd(18)} ${m.what}`);
   process.exit(0);
 }
-const names = positionals.length > 0 ? positionals : Object.keys(modules);
-for (const name of names) {
+const requested = positionals.length > 0 ? positionals : Object.keys(modules).filter((name) => modules[name].parts === undefined);
+for (const name of requested) {
   if (!(name in modules)) {
     console.error(`unknown module ${JSON.stringify(name)}; known: ${Object.keys(modules).join(', ')}`);
     process.exit(2);
   }
 }
-if (values.mutate !== undefined && names.length !== 1) {
+if (values.mutate !== undefined && requested.length !== 1) {
   console.error('--mutate needs exactly one MODULE (its tests are the ones run)');
   process.exit(2);
+}
+/** The modules to run (a module made of parts runs each part) and what each one mutates. */
+const runs = [];
+for (const name of requested) {
+  const parts = modules[name].parts ?? [name];
+  for (const part of parts) {
+    let mutate = modules[part].mutate;
+    if (values.mutate !== undefined) {
+      // With parts, each --mutate entry goes to the part that mutates its file.
+      const specs = values.mutate.split(',');
+      mutate = parts.length === 1 ? specs : specs.filter((spec) => modules[part].mutate.includes(spec.replace(/:\d.*$/, '')));
+      if (mutate.length === 0) continue;
+    }
+    if (!runs.some((r) => r.name === part)) runs.push({ name: part, mutate });
+  }
+}
+if (values.mutate !== undefined && modules[requested[0]].parts !== undefined) {
+  const known = modules[requested[0]].parts.flatMap((part) => modules[part].mutate);
+  const unknown = values.mutate.split(',').filter((spec) => !known.includes(spec.replace(/:\d.*$/, '')));
+  if (unknown.length > 0) {
+    console.error(`--mutate ${unknown.join(',')}: not a file of ${requested[0]} (${known.join(', ')})`);
+    process.exit(2);
+  }
 }
 
 const { Stryker } = await import('@stryker-mutator/core');
@@ -130,7 +165,7 @@ function summarise(results) {
 }
 
 let failed = false;
-for (const name of names) {
+for (const { name, mutate } of runs) {
   const m = modules[name];
   const testFiles = m.tests();
   const report = join(outDir, name);
@@ -140,7 +175,7 @@ for (const name of names) {
   console.log(`== mutation testing ${name}: ${m.what}\n   tests: ${testFiles.join(' ')}`);
   const stryker = new Stryker({
     // Stryker resolves paths against the working directory.
-    mutate: values.mutate !== undefined ? values.mutate.split(',') : m.mutate,
+    mutate,
     testRunner: 'command',
     commandRunner: {
       // --test-force-exit: once every test has finished (or failed on its own deadline), exit even if

@@ -1,7 +1,7 @@
 /** Compaction: what compact removes and keeps, and how list and watch answer below the compact revision. */
 import assert from 'node:assert/strict';
 import { isStoreError } from '../store.js';
-import { assertEvents, describeError, expectStoreError, type History, plainCompact, plainCount, plainKv, range, type Register, runWriters, type WatchReader, within } from './fixture.js';
+import { assertEvents, describeError, expectStoreError, type History, plainCompact, plainCount, plainKv, range, type Register, runWriters, type WatchReader, within, writeMixedHistory } from './fixture.js';
 
 export function compactionTests(test: Register): void {
   /** a1 a2 a3, b1, delete b, c1: compacting at the deletion of b leaves superseded a1, a2, b1 and b's tombstone. */
@@ -73,6 +73,32 @@ export function compactionTests(test: Register): void {
       await expectStoreError(() => store.list('/c/', { revision, limit: 1 }), 'Compacted', `a page at revision ${revision}`);
     }
     await expectStoreError(() => store.list('/c/', { revision: h.lastRevision + 1 }), 'FutureRevision', 'list above the current revision');
+  });
+
+  test('compaction at a past revision keeps the history after it: lists at every later revision and a watch from it see all of it', async (fx) => {
+    const { store } = fx;
+    const h = await fx.history();
+    await writeMixedHistory(h, '/m/');
+    const target = h.baseRevision + 8; // in the middle of the history: most keys have versions on both sides
+    assert.ok(target < h.lastRevision, 'the history goes on after the compact revision');
+    await store.compact(target);
+    for (let revision = target; revision <= h.lastRevision; revision++) {
+      assert.deepEqual((await store.list('/m/', { revision })).items.map(plainKv), h.stateAt(revision, '/m/'), `list at revision ${revision}`);
+    }
+    const reader = fx.watch('/m/', target);
+    assertEvents(await reader.until(h.lastRevision, 'the events after the compact revision'), h.eventsAfter(target, '/m/'), 'watch from the compact revision');
+  });
+
+  test('after compacting at the current revision, a watch from it yields the writes that follow, and nothing before them', async (fx) => {
+    const { store } = fx;
+    const h = await fx.history();
+    await writeMixedHistory(h, '/m/');
+    await store.compact(h.lastRevision);
+    const target = h.lastRevision;
+    const reader = fx.watch('/m/', target);
+    await h.update('/m/b', 'after the compaction');
+    await h.create('/m/new', 'after the compaction');
+    assertEvents(await reader.until(h.lastRevision, 'the writes after the compaction'), h.eventsAfter(target, '/m/'), 'watch from the compact revision');
   });
 
   test('compaction keeps the latest version of every live key and drops deleted keys', async (fx) => {

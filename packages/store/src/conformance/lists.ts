@@ -32,6 +32,16 @@ export function listTests(test: Register): void {
     }
   });
 
+  test('list at revision 0 reads the current revision (as without a revision)', async (fx) => {
+    const h = await fx.history();
+    await writeMixedHistory(h, '/h/');
+    const listed = await fx.store.list('/h/', { revision: 0 });
+    assert.equal(listed.revision, h.lastRevision, 'list at revision 0 says the current revision');
+    assert.deepEqual(listed.items.map(plainKv), h.stateAt(h.lastRevision, '/h/'), 'list at revision 0 holds the current state');
+    const page = await fx.store.list('/h/', { revision: 0, limit: 1 });
+    assert.deepEqual({ keys: page.items.map((kv) => kv.key), more: page.more }, { keys: [item(h.stateAt(h.lastRevision, '/h/'), 0).key], more: true }, 'a page at revision 0');
+  });
+
   test('list above the current revision throws FutureRevision', async ({ store }) => {
     await store.create('/a', '1');
     const current = await store.currentRevision();
@@ -68,6 +78,8 @@ export function listTests(test: Register): void {
     }
     assert.deepEqual((await store.list('/q/', { limit: 0 })).items.map((kv) => kv.key), keys, 'limit 0 means no limit');
     assert.deepEqual((await store.list('/q/', { after: '/q/35' })).items.map((kv) => kv.key), keys.slice(4), 'after a key that does not exist');
+    await store.create('/p/before-the-prefix', 'x');
+    assert.deepEqual((await store.list('/q/', { after: '/a' })).items.map((kv) => kv.key), keys, 'after a key below the prefix (and below other keys): the whole prefix');
     const beyond = await store.list('/q/', { after: '/q/9', limit: 2 });
     assert.deepEqual({ items: beyond.items, more: beyond.more }, { items: [], more: false }, 'after the last key');
   });

@@ -69,6 +69,17 @@ export function watchTests(test: Register): void {
     assertEvents([await reader.next('the event after the writers')], [{ type: 'create', revision: last.modRevision, kv: last }], 'nothing else came');
   });
 
+  test('a watch from further back than one page of history (600 changes) yields all of them in order, then live events', async (fx) => {
+    const h = await fx.history();
+    for (let i = 0; i < 200; i++) await h.create(`/long/${String(i).padStart(3, '0')}`, '0');
+    for (let i = 0; i < 200; i++) await h.update(`/long/${String(i).padStart(3, '0')}`, '1');
+    for (let i = 0; i < 200; i++) await h.delete(`/long/${String(i).padStart(3, '0')}`);
+    const reader = fx.watch('/', h.baseRevision);
+    assertEvents(await reader.take(600, 'the history'), h.eventsAfter(h.baseRevision), 'the history of 600 changes');
+    const last = await h.create('/long/last', 'x');
+    assertEvents([await reader.next('the live event after the history')], [{ type: 'create', revision: last.modRevision, kv: last }], 'live after the history');
+  });
+
   test('a watch ended by abort and restarted from the last revision seen misses and repeats nothing', async (fx) => {
     const h = await fx.history();
     const first = fx.watch('/', h.baseRevision);

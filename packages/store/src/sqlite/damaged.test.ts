@@ -67,6 +67,7 @@ describe('SqliteStore: a damaged file', () => {
         assert.ok(isCorruptDatabase(found));
         if (store !== undefined) {
           assert.match(store.damaged ?? '', /malformed|not a database/);
+          assert.equal(store.diskFull, false, 'a damaged file is not taken for a full disk');
           await store.close().catch(() => undefined);
         }
       } finally {

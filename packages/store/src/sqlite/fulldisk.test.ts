@@ -52,12 +52,19 @@ describe('SqliteStore: full disk', () => {
       assert.match((refusal as Error).message, /the disk is full \(.*state\.db\)/);
       assert.equal(store.diskFull, true);
       await assert.rejects(stat(`${path}-reserve`), 'the reserve was given up');
-      await assert.rejects(store.create('/small', 'x'), /the disk is full .*only deletes and small updates are committed/);
+      await assert.rejects(store.create('/small', 'x'), /the disk is full .*only deletes and small updates are committed until 2097152 bytes are free/);
 
-      // Deletes commit, an update that barely grows an object does, and so does compaction.
+      // Deletes commit, an update that grows an object by at most 1 KiB does (one more byte is
+      // refused), and so does compaction.
       for (let i = 0; i < created - 2; i++) await store.delete(`/k/${i}`);
       const last = await store.get(`/k/${created - 1}`);
-      await store.update(`/k/${created - 1}`, `${VALUE}-deleting`, last!.modRevision);
+      await assert.rejects(
+        store.update(`/k/${created - 1}`, `${VALUE}${'+'.repeat(1025)}`, last!.modRevision),
+        /the disk is full .*only deletes and small updates are committed/,
+        'an update growing the object by 1025 bytes is refused',
+      );
+      const grown = await store.update(`/k/${created - 1}`, `${VALUE}${'+'.repeat(1024)}`, last!.modRevision);
+      await store.update(`/k/${created - 1}`, `${VALUE}-deleting`, grown.modRevision);
       await store.compact(await store.currentRevision());
 
       // With the space back, the next write makes the reserve again and commits.
@@ -83,7 +90,15 @@ describe('SqliteStore: full disk', () => {
           break;
         }
       }
-      await assert.rejects(store.delete('/k/0'), /disk is full/);
+      const revision = await store.currentRevision();
+      await assert.rejects(store.delete('/k/0'), (err: unknown) => {
+        assert.ok(isStoreError(err, 'Unavailable'), String(err));
+        assert.match(err.message, /the write could not be committed: the disk is full/);
+        assert.equal((err.cause as { code?: string } | undefined)?.code, 'SQLITE_FULL', 'the cause is SQLite\'s error');
+        return true;
+      });
+      assert.equal(await store.currentRevision(), revision, 'the delete that did not commit took no revision');
+      assert.equal((await store.get('/k/0'))?.value, VALUE, 'and deleted nothing');
     } finally {
       await store.close().catch(() => undefined);
     }

@@ -354,6 +354,7 @@ export class SqliteStore implements Store {
     if (this.queue.length >= this.maxBatch) {
       this.flush();
     } else if (!this.flushScheduled) {
+      // Stryker disable next-line BooleanLiteral: only how writes are grouped: without the flag every write schedules a flush, and the ones after the first find the queue empty (or take writes that arrived since, a commit sooner)
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
