@@ -2,13 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '@setpoint/api';
 import type { ResourceRef } from '../types.js';
-import { SharedInformerFactory, type InformerSelectors } from './factory.js';
-import { cm, FakeListWatch } from './fake-listwatch.test.js';
+import { SharedInformerFactory, type InformerSelectors, type SharedInformerFactoryOptions } from './factory.js';
+import { cm, FakeListWatch, recordingLogger } from './fake-listwatch.test.js';
+
+// Tests that wait have a deadline ({ timeout }), so one that would hang fails instead.
 
 const configmaps: ResourceRef = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 const nodes: ResourceRef = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
 
-function factory(options: { namespace?: string } = {}) {
+function factory(options: Omit<SharedInformerFactoryOptions, 'clock'> = {}) {
   const made: Array<{ ref: ResourceRef; selectors: InformerSelectors; lw: FakeListWatch }> = [];
   const f = new SharedInformerFactory(
     (ref, selectors) => {
@@ -37,7 +39,7 @@ test('one informer per resource, namespace and selectors', () => {
   assert.equal(f.informers().length, 5);
 });
 
-test('start runs every informer, and ones asked for later; waitForCacheSync waits for all of them', async () => {
+test('start runs every informer, and ones asked for later; waitForCacheSync waits for all of them', { timeout: 15_000 }, async () => {
   const { f, made } = factory();
   const cms = f.forResource(configmaps);
   const abort = new AbortController();
@@ -52,4 +54,67 @@ test('start runs every informer, and ones asked for later; waitForCacheSync wait
   abort.abort();
   await f.stopped();
   assert.equal(cms.isRunning() || later.isRunning(), false);
+});
+
+const deployments: ResourceRef = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
+
+test('each informer is named by resource (and group) and logs with its name and namespace; the shared options reach it', { timeout: 15_000 }, async () => {
+  const logger = recordingLogger();
+  const bindings: object[] = [];
+  const counted: string[] = [];
+  const { f, made } = factory({
+    logger: { ...logger, child: (b: object) => (bindings.push(b), logger) },
+    metrics: { informerError: (informer, stage) => void counted.push(`${informer}/${stage}`) },
+    namespace: 'team',
+  });
+  f.forResource(configmaps);
+  f.forResource(deployments, { namespace: 'web' });
+  f.forResource(nodes);
+  assert.deepEqual(bindings, [
+    { informer: 'configmaps', namespace: 'team' },
+    { informer: 'deployments.apps', namespace: 'web' },
+    { informer: 'nodes', namespace: '' },
+  ]);
+  assert.deepEqual(made[1]!.selectors, { namespace: 'web', labelSelector: '', fieldSelector: '' });
+  for (const { lw } of made) lw.objects.push({ apiVersion: 'v1', kind: 'X', metadata: { name: '' } });
+  const abort = new AbortController();
+  f.start(abort.signal);
+  assert.equal(await f.waitForCacheSync(abort.signal), true);
+  assert.deepEqual(counted.sort(), ['configmaps/key', 'deployments.apps/key', 'nodes/key']);
+  abort.abort();
+  await f.stopped();
+});
+
+test('the selectors reach the ListWatch and the watch; informers asked for after the start signal aborted are not started', { timeout: 15_000 }, async () => {
+  const { f, made } = factory();
+  const abort = new AbortController();
+  f.start(abort.signal);
+  const selected = f.forResource(configmaps, { namespace: 'ns', labelSelector: 'app=x', fieldSelector: 'metadata.name=y' });
+  assert.deepEqual(made[0]!.selectors, { namespace: 'ns', labelSelector: 'app=x', fieldSelector: 'metadata.name=y' });
+  await f.waitForCacheSync(abort.signal);
+  const watch = await made[0]!.lw.watchNumber(0);
+  assert.deepEqual([made[0]!.lw.lists[0]!.labelSelector, watch.options.fieldSelector], ['app=x', 'metadata.name=y']);
+  abort.abort();
+  await f.stopped();
+  assert.equal(selected.isRunning(), false);
+  const late = f.forResource(nodes);
+  assert.equal(await f.waitForCacheSync(), true, 'only started informers are waited for');
+  assert.equal(late.isRunning(), false);
+  assert.equal(made[1]!.lw.lists.length, 0, 'it never listed');
+  await f.stopped();
+});
+
+test('waitForCacheSync is false when its signal aborts before every informer synced; nothing started: true at once', { timeout: 15_000 }, async () => {
+  const { f, made } = factory();
+  assert.equal(await f.waitForCacheSync(), true);
+  f.forResource(configmaps);
+  made[0]!.lw.listErrors.push(new Error('down'));
+  const abort = new AbortController();
+  f.start(abort.signal);
+  const waiting = new AbortController();
+  const result = f.waitForCacheSync(waiting.signal);
+  waiting.abort();
+  assert.equal(await result, false);
+  abort.abort();
+  await f.stopped();
 });

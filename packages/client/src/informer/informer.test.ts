@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, FakeClock, type Logger } from '@setpoint/api';
-import { DeletedFinalStateUnknown, type ResourceEventHandler } from './handlers.js';
+import { DeletedFinalStateUnknown, MIN_RESYNC_PERIOD_MS, deletedObject, type InformerErrorStage, type ResourceEventHandler } from './handlers.js';
 import { SharedInformer, type SharedInformerOptions } from './informer.js';
 import type { DeepReadonly } from './store.js';
 import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
+
+// Tests that wait have a deadline ({ timeout }), so one that would hang fails instead.
 
 type Obj = DeepReadonly<ConfigMap>;
 const id = (o: Obj) => `${o.metadata.name}@${o.metadata.resourceVersion}`;
@@ -36,7 +38,7 @@ function setup(lw: FakeListWatch, options: SharedInformerOptions<ConfigMap> & { 
   };
 }
 
-test('syncs the listing, then delivers adds, updates (old, new) and deletes from the watch', async () => {
+test('syncs the listing, then delivers adds, updates (old, new) and deletes from the watch', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1), cm('b', 2)];
   lw.resourceVersion = '5';
@@ -60,7 +62,7 @@ test('syncs the listing, then delivers adds, updates (old, new) and deletes from
   await assert.rejects(s.informer.run(new AbortController().signal), /already started/);
 });
 
-test('after a 410 the relist delivers vanished objects as DeletedFinalStateUnknown and changed ones as updates', async () => {
+test('after a 410 the relist delivers vanished objects as DeletedFinalStateUnknown and changed ones as updates', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1), cm('b', 2), cm('c', 3)];
   lw.resourceVersion = '3';
@@ -87,7 +89,7 @@ test('after a 410 the relist delivers vanished objects as DeletedFinalStateUnkno
   await s.stop();
 });
 
-test('periodic resync re-delivers every cached object as onUpdate(obj, obj) on each handler’s own period', async () => {
+test('periodic resync re-delivers every cached object as onUpdate(obj, obj) on each handler’s own period', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1), cm('b', 2)];
   const s = setup(lw, { resyncPeriodMs: 30_000 });
@@ -116,7 +118,7 @@ test('periodic resync re-delivers every cached object as onUpdate(obj, obj) on e
   assert.equal(s.clock.pending(), 0, 'resync timers stop with run()');
 });
 
-test('indexers added before start serve byIndex; adding one after start throws', async () => {
+test('indexers added before start serve byIndex; adding one after start throws', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1, { spec: { nodeName: 'n1' } }), cm('b', 2, { spec: { nodeName: 'n2' } }, 'other'), cm('c', 3, { spec: { nodeName: 'n1' } })];
   const s = setup(lw);
@@ -131,7 +133,7 @@ test('indexers added before start serve byIndex; adding one after start throws',
   await s.stop();
 });
 
-test('objects handed to handlers and held by the store are frozen: mutation throws', async () => {
+test('objects handed to handlers and held by the store are frozen: mutation throws', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1, { data: { k: 'v' } })];
   const s = setup(lw);
@@ -153,7 +155,7 @@ test('objects handed to handlers and held by the store are frozen: mutation thro
   await s.stop();
 });
 
-test('a handler added after sync gets synthetic adds for the cache, before addEventHandler returns', async () => {
+test('a handler added after sync gets synthetic adds for the cache, before addEventHandler returns', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1), cm('b', 2)];
   const s = setup(lw);
@@ -173,7 +175,7 @@ test('a handler added after sync gets synthetic adds for the cache, before addEv
   await s.stop();
 });
 
-test('a handler that throws is logged and does not stop the handlers after it', async () => {
+test('a handler that throws is logged and does not stop the handlers after it', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.objects = [cm('a', 1)];
   const logger = recordingLogger();
@@ -203,7 +205,7 @@ test('a handler that throws is logged and does not stop the handlers after it', 
   await s.stop();
 });
 
-test('waitForCacheSync resolves false when its signal aborts first', async () => {
+test('waitForCacheSync resolves false when its signal aborts first', { timeout: 15_000 }, async () => {
   const lw = new FakeListWatch();
   lw.listErrors.push(new Error('down'));
   const s = setup(lw);
@@ -217,5 +219,250 @@ test('waitForCacheSync resolves false when its signal aborts first', async () =>
   const synced = s.informer.waitForCacheSync();
   await s.clock.set(s.clock.nextDue()!);
   assert.equal(await synced, true);
+  await s.stop();
+});
+
+/** Counts informerError calls as "informer/stage". */
+function countingMetrics(): { informerError(informer: string, stage: InformerErrorStage): void; counts: Record<string, number> } {
+  const counts: Record<string, number> = {};
+  return {
+    counts,
+    informerError: (informer, stage) => {
+      counts[`${informer}/${stage}`] = (counts[`${informer}/${stage}`] ?? 0) + 1;
+    },
+  };
+}
+
+const raw = (metadata: unknown): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata }) as unknown as ConfigMap;
+
+test('objects without a usable key (listed, applied or deleted) are logged, counted and never cached or delivered', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  const unusable = [
+    raw(null),
+    raw(['a']),
+    raw({ namespace: 'default', resourceVersion: '2' }),
+    raw({ name: '', namespace: 'default' }),
+    raw({ name: 7, namespace: 'default' }),
+    raw({ name: 'n', namespace: 3 }),
+    null as unknown as ConfigMap,
+  ];
+  lw.objects = [cm('a', 1), ...unusable, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'cluster-scoped', resourceVersion: '1' } }];
+  const logger = recordingLogger();
+  const metrics = countingMetrics();
+  const s = setup(lw, { logger, metrics, name: 'configmaps' });
+  const h = recorder();
+  s.informer.addEventHandler(h);
+  s.run();
+  await s.informer.waitForCacheSync();
+  assert.deepEqual(s.informer.store.listKeys().sort(), ['cluster-scoped', 'default/a']);
+  assert.equal(metrics.counts['configmaps/key'], unusable.length);
+  const watch = await lw.watchNumber(0);
+  watch.send('ADDED', raw({ name: {}, namespace: 'default', resourceVersion: '3' })).send('DELETED', raw({ namespace: 'default', resourceVersion: '4' }));
+  watch.send('MODIFIED', cm('a', 5));
+  await until(() => h.log.length === 3, 'the update after the unusable events');
+  assert.deepEqual(h.log, ['add a@1 initial', 'add cluster-scoped@1 initial', 'update a@1 -> a@5']);
+  assert.equal(metrics.counts['configmaps/key'], unusable.length + 2);
+  const lines = logger.lines.filter((l) => /without a usable key/.test(l.message));
+  assert.equal(lines.length, unusable.length + 2);
+  assert.equal(lines[0]!.level, 'error');
+  assert.deepEqual(lines.map((l) => l.fields), [
+    { namespace: undefined, name: undefined },
+    { namespace: undefined, name: undefined },
+    { namespace: 'default', name: undefined },
+    { namespace: 'default', name: '' },
+    { namespace: 'default', name: 7 },
+    { namespace: 3, name: 'n' },
+    { namespace: undefined, name: undefined },
+    { namespace: 'default', name: {} },
+    { namespace: 'default', name: undefined },
+  ]);
+  await s.stop();
+});
+
+test('handler and index failures are logged and counted by informer and stage; a metrics sink that throws changes nothing', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('bad-index', 2)];
+  const logger = recordingLogger();
+  const metrics = countingMetrics();
+  const s = setup(lw, {
+    logger,
+    metrics,
+    name: 'cms',
+    indexers: {
+      picky: (o) => {
+        if (o.metadata.name === 'bad-index') throw new Error('index says no');
+        return ['ok'];
+      },
+    },
+  });
+  s.informer.addEventHandler({
+    onAdd: (o) => {
+      if (o.metadata.name === 'a') throw new Error('handler says no');
+    },
+    onDelete: async () => {
+      throw new Error('async no');
+    },
+  });
+  s.run();
+  await s.informer.waitForCacheSync();
+  assert.deepEqual(s.informer.store.indexKeys('picky', 'ok'), ['default/a']);
+  assert.deepEqual(s.informer.store.listKeys().sort(), ['default/a', 'default/bad-index'], 'the object is cached, only not indexed by the failing index');
+  const indexLine = logger.lines.find((l) => /index function failed/.test(l.message));
+  assert.deepEqual([indexLine?.level, (indexLine?.fields as { index?: string }).index, (indexLine?.fields as { key?: string }).key], ['error', 'picky', 'default/bad-index']);
+  assert.equal(((indexLine?.fields as { err?: Error }).err as Error).message, 'index says no');
+  (await lw.watchNumber(0)).send('DELETED', cm('bad-index', 3));
+  await until(() => metrics.counts['cms/handler'] === 2, 'the async failure to be counted');
+  const failed = logger.lines.filter((l) => l.message === 'event handler failed');
+  assert.deepEqual(failed.map((l) => [l.level, (l.fields as { event: string }).event, (l.fields as { name: string }).name]), [
+    ['error', 'add', 'a'],
+    ['error', 'delete', 'bad-index'],
+  ]);
+  assert.deepEqual(metrics.counts, { 'cms/index': 2, 'cms/handler': 2 }, 'the listing and the delete each ran the index');
+  await s.stop();
+
+  const lw2 = new FakeListWatch();
+  lw2.objects = [cm('a', 1), raw(null)];
+  const broken = new SharedInformer<ConfigMap>(lw2, {
+    clock: new FakeClock(),
+    metrics: {
+      informerError: () => {
+        throw new Error('sink down');
+      },
+    },
+  });
+  broken.addEventHandler({
+    onAdd: () => {
+      throw new Error('no');
+    },
+  });
+  const abort = new AbortController();
+  const running = broken.run(abort.signal);
+  assert.equal(await broken.waitForCacheSync(), true);
+  assert.deepEqual(broken.store.listKeys(), ['default/a']);
+  abort.abort();
+  await running;
+});
+
+test('waitForCacheSync: false once run() ended unsynced or for an aborted signal; before run() it waits', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.listErrors.push(new Error('down'));
+  const s = setup(lw);
+  const aborted = new AbortController();
+  aborted.abort();
+  assert.equal(await s.informer.waitForCacheSync(aborted.signal), false);
+  let early: boolean | undefined;
+  void s.informer.waitForCacheSync().then((v) => (early = v));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(early, undefined, 'before run() a wait waits');
+  s.run();
+  await until(() => s.informer.health().state === 'backoff', 'backoff');
+  await s.stop();
+  await until(() => early !== undefined, 'the early waiter to wake');
+  assert.equal(early, false);
+  assert.equal(await s.informer.waitForCacheSync(), false, 'run() ended unsynced');
+  assert.equal(s.informer.isRunning(), false);
+});
+
+test('a waiter whose signal aborted is not woken again by the sync', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1)];
+  const s = setup(lw);
+  const signal = new AbortController();
+  const results: boolean[] = [];
+  void s.informer.waitForCacheSync(signal.signal).then((v) => results.push(v));
+  signal.abort();
+  await new Promise((r) => setImmediate(r));
+  s.run();
+  assert.equal(await s.informer.waitForCacheSync(), true);
+  assert.deepEqual(results, [false]);
+  await s.stop();
+});
+
+test('a handler added while the first listing is delivered gets the whole cache, once', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('b', 2), cm('c', 3)];
+  const s = setup(lw);
+  const late = recorder();
+  let registration: ReturnType<typeof s.informer.addEventHandler> | undefined;
+  s.informer.addEventHandler({
+    onAdd: () => {
+      registration ??= s.informer.addEventHandler(late);
+    },
+  });
+  s.run();
+  await s.informer.waitForCacheSync();
+  assert.deepEqual(late.log.sort(), ['add a@1 initial', 'add b@2 initial', 'add c@3 initial']);
+  assert.equal(registration?.hasSynced(), true);
+  await s.stop();
+});
+
+test('resync periods: below the minimum are raised to it, 0 or less is none; a removed handler’s timer stops; none after run() ends', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1)];
+  const s = setup(lw);
+  const fast = recorder();
+  const fastReg = s.informer.addEventHandler(fast, { resyncPeriodMs: 10 });
+  assert.equal(fastReg.resyncPeriodMs, MIN_RESYNC_PERIOD_MS);
+  assert.equal(s.informer.addEventHandler(recorder(), { resyncPeriodMs: -5 }).resyncPeriodMs, 0);
+  assert.equal(s.informer.addEventHandler(recorder()).resyncPeriodMs, 0, 'the informer default is none');
+  s.run();
+  await s.informer.waitForCacheSync();
+  await s.clock.advance(MIN_RESYNC_PERIOD_MS - 1);
+  assert.equal(fast.log.length, 1);
+  await s.clock.advance(1);
+  assert.deepEqual(fast.log, ['add a@1 initial', 'update a@1 -> a@1']);
+  assert.equal(s.clock.pending(), 1, 'only the fast handler has a timer');
+  const slow = recorder();
+  const slowReg = s.informer.addEventHandler(slow, { resyncPeriodMs: 5000 });
+  assert.equal(s.clock.pending(), 2);
+  fastReg.remove();
+  assert.equal(s.clock.pending(), 1, 'removing a handler stops its timer');
+  fastReg.remove();
+  await s.clock.advance(5000);
+  assert.equal(fast.log.length, 2, 'a removed handler is not resynced');
+  assert.deepEqual(slow.log, ['add a@1 initial', 'update a@1 -> a@1']);
+  slowReg.remove();
+  await s.stop();
+  const after = recorder();
+  const afterReg = s.informer.addEventHandler(after, { resyncPeriodMs: 1000 });
+  assert.deepEqual(after.log, ['add a@1 initial'], 'a handler added after run() still gets the cache');
+  assert.equal(afterReg.hasSynced(), true);
+  assert.equal(s.clock.pending(), 0, 'but no resync timer: the informer is not running');
+});
+
+test('a listing that fails part-way is dropped: the cache holds only the next complete listing', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('b', 2)];
+  lw.listErrors.push(undefined, new Error('page 2 failed'));
+  const s = setup(lw, { pageSize: 1 });
+  const h = recorder();
+  s.informer.addEventHandler(h);
+  s.run();
+  await until(() => s.clock.nextDue() !== undefined, 'the backoff after the failed page');
+  lw.objects = [cm('b', 2), cm('c', 3)];
+  await s.clock.set(s.clock.nextDue()!);
+  assert.equal(await s.informer.waitForCacheSync(), true);
+  assert.deepEqual(s.informer.store.listKeys().sort(), ['default/b', 'default/c']);
+  assert.deepEqual(h.log.sort(), ['add b@2 initial', 'add c@3 initial']);
+  await s.stop();
+});
+
+test('deletes update the cache’s resourceVersion and indices; a handler returning a non-promise "then" is fine', { timeout: 15_000 }, async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('b', 2)];
+  const logger = recordingLogger();
+  const s = setup(lw, { logger });
+  s.informer.addEventHandler({ onAdd: () => ({ then: 'not a function' }) as unknown as void });
+  const deleted: string[] = [];
+  s.informer.addEventHandler({ onDelete: (o) => deleted.push(`${deletedObject(o).metadata.name} ${o instanceof DeletedFinalStateUnknown}`) });
+  s.run();
+  await s.informer.waitForCacheSync();
+  (await lw.watchNumber(0)).send('DELETED', cm('a', 9));
+  await until(() => deleted.length === 1, 'the delete');
+  assert.deepEqual(deleted, ['a false']);
+  assert.ok(Object.isFrozen(s.informer.store.byIndex('namespace', 'default')[0]));
+  assert.deepEqual(s.informer.store.indexKeys('namespace', 'default'), ['default/b']);
+  assert.equal((s.informer.store as unknown as { resourceVersion: string }).resourceVersion, '9');
+  assert.equal(logger.lines.filter((l) => l.message === 'event handler failed').length, 0);
   await s.stop();
 });

@@ -109,3 +109,76 @@ test('an index function that throws: the write changes nothing, or with onIndexE
   assert.deepEqual(lenient.indexKeys(NAMESPACE_INDEX, 'default').sort(), ['default/bad', 'default/good']);
   assert.deepEqual(failures, ['picky default/bad']);
 });
+
+test('the store’s resourceVersion follows writes: an upsert without one keeps it, a delete at one sets it (even for a missing key)', () => {
+  const store = new IndexedStore<ConfigMap>();
+  store.upsert(cm('a', 5));
+  store.upsert({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'default' } });
+  assert.equal(store.resourceVersion, '5');
+  assert.equal(store.delete('default/gone', '7'), undefined);
+  assert.equal(store.resourceVersion, '7');
+  assert.equal(store.delete('default/a', '')?.metadata.name, 'a', 'delete returns what it removed');
+  assert.equal(store.delete('default/a'), undefined);
+  assert.equal(store.resourceVersion, '7', 'an unknown ("" or no) resourceVersion changes nothing');
+  assert.deepEqual(store.listKeys(), ['default/b']);
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, 'default'), ['default/b']);
+  assert.equal(store.upsert(cm('b', 8))?.metadata.resourceVersion, undefined, 'upsert returns the version it replaced');
+  assert.equal(store.upsert(cm('b', 9))?.metadata.resourceVersion, '8');
+});
+
+test('index values that are not strings are skipped; a value shared by several keys stays until its last key goes', () => {
+  const store = new IndexedStore<ConfigMap>({ tags: (o) => [o.data?.['t1'], o.data?.['t2'], null, 3 as unknown as string] });
+  store.upsert(cm('a', 1, { data: { t1: 'x', t2: 'y' } }));
+  store.upsert(cm('b', 2, { data: { t1: 'x' } }));
+  assert.deepEqual(store.indexValues('tags').sort(), ['x', 'y']);
+  assert.deepEqual(store.byIndex('tags', 'x').map((o) => o.metadata.name).sort(), ['a', 'b']);
+  assert.deepEqual(store.byIndex('tags', 'zz'), []);
+  assert.deepEqual(store.indexKeys('tags', 'zz'), []);
+  store.upsert(cm('a', 3, { data: { t1: 'z' } }));
+  assert.deepEqual(store.indexKeys('tags', 'x'), ['default/b']);
+  assert.deepEqual(store.indexValues('tags').sort(), ['x', 'z'], 'y went with its last key');
+  store.delete('default/b');
+  assert.deepEqual(store.indexValues('tags'), ['z']);
+  assert.equal(store.size, 1);
+  assert.throws(() => store.indexKeys('nope', 'x'), /index "nope" does not exist/);
+  assert.throws(() => store.indexValues('nope'), /index "nope" does not exist/);
+});
+
+test('replace: objects without a resourceVersion always count as updated; the cluster-scoped namespace index value is ""', () => {
+  const store = new IndexedStore<ConfigMap>();
+  const bare = (name: string, resourceVersion?: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(resourceVersion === undefined ? {} : { resourceVersion }) } });
+  store.replace([bare('n1'), bare('n2', ''), bare('n3', '4')], '4');
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, '').sort(), ['n1', 'n2', 'n3']);
+  const changes = store.replace([bare('n1'), bare('n2', ''), bare('n3', '4')], '5');
+  assert.deepEqual(changes.map((c) => `${c.type} ${c.obj.metadata.name}`), ['updated n1', 'updated n2']);
+  assert.deepEqual(store.replace([], '6').map((c) => `${c.type} ${c.obj.metadata.name}`), ['deleted n1', 'deleted n2', 'deleted n3']);
+  assert.equal(store.size, 0);
+  assert.deepEqual(store.indexValues(NAMESPACE_INDEX), []);
+});
+
+test('addIndexers is all or nothing: a name taken, or an index function that throws on a cached object, adds none', () => {
+  const store = new IndexedStore<ConfigMap>();
+  store.upsert(cm('a', 1));
+  assert.throws(() => store.addIndexers({ fresh: () => ['v'], namespace: () => [] }), /indexer "namespace" already exists/);
+  assert.throws(
+    () =>
+      store.addIndexers({
+        good: () => ['v'],
+        bad: () => {
+          throw new Error('no');
+        },
+      }),
+    /no/,
+  );
+  assert.deepEqual(store.indexNames(), ['namespace']);
+  store.addIndexers({ fresh: () => ['v'] });
+  assert.deepEqual(store.indexKeys('fresh', 'v'), ['default/a']);
+});
+
+test('deepFreeze freezes arrays and nested objects, and passes other values through', () => {
+  const value = { list: [{ deep: { x: 1 } }], s: 'str' };
+  assert.equal(deepFreeze(value), value);
+  assert.ok(Object.isFrozen(value.list) && Object.isFrozen(value.list[0]) && Object.isFrozen(value.list[0]!.deep));
+  assert.equal(deepFreeze(5), 5);
+  assert.equal(deepFreeze(null), null);
+});
