@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiError, FakeClock, type Logger } from '@setpoint/api';
 import { DeletedFinalStateUnknown, MIN_RESYNC_PERIOD_MS, deletedObject, type InformerErrorStage, type ResourceEventHandler } from './handlers.js';
 import { SharedInformer, type SharedInformerOptions } from './informer.js';
+import { Listener } from './handlers.js';
 import type { DeepReadonly } from './store.js';
 import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
 
@@ -46,10 +47,13 @@ test('syncs the listing, then delivers adds, updates (old, new) and deletes from
   const h = recorder();
   const registration = s.informer.addEventHandler(h);
   assert.equal(s.informer.hasSynced(), false);
+  assert.equal(registration.hasSynced(), false);
+  assert.equal(s.informer.isRunning(), false);
   assert.equal(s.informer.health().state, 'idle');
   s.run();
   assert.equal(await s.informer.waitForCacheSync(), true);
   assert.equal(registration.hasSynced(), true);
+  assert.equal(await s.informer.waitForCacheSync(), true, 'once synced, at once');
   assert.equal(s.informer.lastSyncResourceVersion(), '5');
   const watch = await lw.watchNumber(0);
   watch.send('ADDED', cm('c', 6)).send('MODIFIED', cm('a', 7)).send('DELETED', cm('b', 8)).bookmark(12);
@@ -69,6 +73,8 @@ test('after a 410 the relist delivers vanished objects as DeletedFinalStateUnkno
   const s = setup(lw);
   const h = recorder();
   s.informer.addEventHandler(h);
+  const tombstones: unknown[] = [];
+  s.informer.addEventHandler({ onDelete: (o) => void tombstones.push(o) });
   s.run();
   await s.informer.waitForCacheSync();
   const watch = await lw.watchNumber(0);
@@ -82,6 +88,7 @@ test('after a 410 the relist delivers vanished objects as DeletedFinalStateUnkno
   await s.clock.set(s.clock.nextDue()!);
   await lw.watchNumber(1);
   assert.deepEqual(h.log.slice(4), ['update a@1 -> a@9', 'add d@10', 'delete? default/b last b@2']);
+  assert.ok(tombstones.length === 1 && Object.isFrozen(tombstones[0]), 'a DeletedFinalStateUnknown is frozen');
   const health = s.informer.health();
   assert.equal(health.restarts, 1);
   assert.equal((health.lastError as ApiError).code, 410);
@@ -464,5 +471,130 @@ test('deletes update the cache’s resourceVersion and indices; a handler return
   assert.deepEqual(s.informer.store.indexKeys('namespace', 'default'), ['default/b']);
   assert.equal((s.informer.store as unknown as { resourceVersion: string }).resourceVersion, '9');
   assert.equal(logger.lines.filter((l) => l.message === 'event handler failed').length, 0);
+  await s.stop();
+});
+
+test('a Listener logs a failed delivery with the event and the object’s namespace/name (none when metadata is not an object); only promises are awaited', async () => {
+  const logger = recordingLogger();
+  let errors = 0;
+  const returns: unknown[] = [undefined, null, 5, { then: 'not a function' }];
+  const listener = new Listener<ConfigMap>(
+    {
+      onAdd: (o) => {
+        if (o.metadata === null || typeof o.metadata !== 'object') throw new Error('bad metadata');
+        return returns.shift() as void;
+      },
+      onUpdate: async () => Promise.reject(new Error('async update')),
+      onDelete: () => {
+        throw new Error('delete');
+      },
+    },
+    0,
+    { clock: new FakeClock(), logger, onError: () => errors++, list: () => [] },
+  );
+  for (let i = 0; i < 4; i++) listener.add(cm('fine', i) as Obj, false);
+  assert.equal(logger.lines.length, 0, 'undefined, null, a number and a non-callable then are plain results');
+  listener.add(raw(null) as Obj, false);
+  listener.add(raw('a string') as Obj, false);
+  listener.update(cm('u', 1) as Obj, cm('u', 2) as Obj);
+  listener.delete(new DeletedFinalStateUnknown<ConfigMap>('ns/t', cm('t', 3, {}, 'ns') as Obj));
+  await until(() => logger.lines.length === 4, 'the async failure');
+  assert.deepEqual(
+    logger.lines.map((l) => [l.level, l.message, (l.fields as { event: string }).event, (l.fields as { namespace?: string }).namespace, (l.fields as { name?: string }).name]),
+    [
+      ['error', 'event handler failed', 'add', undefined, undefined],
+      ['error', 'event handler failed', 'add', undefined, undefined],
+      ['error', 'event handler failed', 'delete', 'ns', 't'],
+      ['error', 'event handler failed', 'update', 'default', 'u'],
+    ],
+  );
+  assert.equal(errors, 4);
+});
+
+test('a handler removed while an event is being delivered misses it; the others keep receiving', async () => {
+  const lw = new FakeListWatch();
+  const s = setup(lw);
+  const first = recorder();
+  const second = recorder();
+  const third = recorder();
+  const toRemove: Array<{ remove(): void }> = [];
+  s.informer.addEventHandler({ onAdd: (o) => (o.metadata.name === 'x' ? toRemove.forEach((r) => r.remove()) : undefined) });
+  s.informer.addEventHandler(first);
+  toRemove.push(s.informer.addEventHandler(second));
+  s.informer.addEventHandler(third);
+  s.run();
+  await s.informer.waitForCacheSync();
+  (await lw.watchNumber(0)).send('ADDED', cm('x', 2)).send('ADDED', cm('y', 3));
+  await until(() => third.log.length === 2, 'both adds');
+  assert.deepEqual(first.log, ['add x@2', 'add y@3']);
+  assert.deepEqual(second.log, [], 'removed during the delivery of x, before its turn');
+  assert.deepEqual(third.log, ['add x@2', 'add y@3']);
+  await s.stop();
+});
+
+test('a handler that removes itself during its resync leaves no timer behind', async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('b', 2)];
+  const s = setup(lw);
+  let resyncs = 0;
+  const reg = s.informer.addEventHandler(
+    {
+      onUpdate: () => {
+        resyncs++;
+        reg.remove();
+      },
+    },
+    { resyncPeriodMs: 1000 },
+  );
+  s.run();
+  await s.informer.waitForCacheSync();
+  assert.equal(s.clock.pending(), 1);
+  await s.clock.advance(1000);
+  assert.equal(resyncs, 1, 'removed after the first object');
+  assert.equal(s.clock.pending(), 0, 'and no next resync is scheduled');
+  await s.stop();
+});
+
+test('a handler added while a relist is delivered gets each cached object once', async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [cm('a', 1), cm('b', 2)];
+  lw.resourceVersion = '2';
+  const s = setup(lw);
+  const late = recorder();
+  let added = false;
+  s.informer.addEventHandler({
+    onUpdate: () => {
+      if (!added) s.informer.addEventHandler(late);
+      added = true;
+    },
+  });
+  s.run();
+  await s.informer.waitForCacheSync();
+  const watch = await lw.watchNumber(0);
+  lw.objects = [cm('a', 3), cm('b', 2)];
+  lw.resourceVersion = '3';
+  watch.fail(ApiError.expired('too old resource version: 2 (3)'));
+  await until(() => s.clock.nextDue() !== undefined, 'the backoff');
+  await s.clock.set(s.clock.nextDue()!);
+  await lw.watchNumber(1);
+  assert.deepEqual(late.log.sort(), ['add a@3 initial', 'add b@2 initial']);
+  await s.stop();
+});
+
+test('health changes are logged at debug level; an informer without a name counts under ""', async () => {
+  const lw = new FakeListWatch();
+  lw.objects = [raw(null)];
+  const logger = recordingLogger();
+  const metrics = countingMetrics();
+  const s = setup(lw, { logger, metrics });
+  s.run();
+  await s.informer.waitForCacheSync();
+  await lw.watchNumber(0);
+  await until(() => s.informer.health().state === 'watching', 'watching');
+  const health = logger.lines.filter((l) => l.message === 'informer health');
+  assert.ok(health.length >= 1);
+  assert.ok(health.every((l) => l.level === 'debug'));
+  assert.deepEqual(health.at(-1)!.fields, { health: 'watching', restarts: 0 });
+  assert.deepEqual(metrics.counts, { '/key': 1 });
   await s.stop();
 });
