@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '@setpoint/api';
 import type { ResourceRef } from '../types.js';
 import { SharedInformerFactory, type InformerSelectors, type SharedInformerFactoryOptions } from './factory.js';
-import { cm, FakeListWatch, recordingLogger } from './fake-listwatch.test.js';
+import { cm, FakeListWatch, recordingLogger, until } from './fake-listwatch.test.js';
 
 // Tests that wait have a deadline ({ timeout }), so one that would hang fails instead.
 
@@ -12,6 +12,7 @@ const nodes: ResourceRef = { group: '', version: 'v1', resource: 'nodes', kind: 
 
 function factory(options: Omit<SharedInformerFactoryOptions, 'clock'> = {}) {
   const made: Array<{ ref: ResourceRef; selectors: InformerSelectors; lw: FakeListWatch }> = [];
+  const clock = new FakeClock();
   const f = new SharedInformerFactory(
     (ref, selectors) => {
       const lw = new FakeListWatch();
@@ -19,9 +20,9 @@ function factory(options: Omit<SharedInformerFactoryOptions, 'clock'> = {}) {
       made.push({ ref, selectors, lw });
       return lw;
     },
-    { clock: new FakeClock(), ...options },
+    { clock, ...options },
   );
-  return { f, made };
+  return { f, made, clock };
 }
 
 test('one informer per resource, namespace and selectors', () => {
@@ -37,6 +38,7 @@ test('one informer per resource, namespace and selectors', () => {
   assert.deepEqual(made[0]!.selectors, { namespace: 'team', labelSelector: '', fieldSelector: '' });
   assert.equal(made.at(-1)!.selectors.namespace, '');
   assert.equal(f.informers().length, 5);
+  assert.ok(f.informers().includes(a));
 });
 
 test('start runs every informer, and ones asked for later; waitForCacheSync waits for all of them', { timeout: 15_000 }, async () => {
@@ -108,13 +110,47 @@ test('waitForCacheSync is false when its signal aborts before every informer syn
   const { f, made } = factory();
   assert.equal(await f.waitForCacheSync(), true);
   f.forResource(configmaps);
+  assert.equal(made[0]!.selectors.namespace, '', 'no namespace given: all of them');
   made[0]!.lw.listErrors.push(new Error('down'));
   const abort = new AbortController();
   f.start(abort.signal);
+  const synced = f.forResource(nodes);
+  await until(() => synced.hasSynced(), 'the nodes informer to sync');
   const waiting = new AbortController();
   const result = f.waitForCacheSync(waiting.signal);
   waiting.abort();
   assert.equal(await result, false);
   abort.abort();
   await f.stopped();
+});
+
+test('the informers run on the factory’s clock (resyncs, backoff)', { timeout: 15_000 }, async () => {
+  const { f, clock } = factory({ resyncPeriodMs: 60_000 });
+  const informer = f.forResource(configmaps);
+  const resyncs: string[] = [];
+  informer.addEventHandler({ onUpdate: (_o, n) => void resyncs.push(n.metadata.name) });
+  const abort = new AbortController();
+  f.start(abort.signal);
+  assert.equal(await f.waitForCacheSync(abort.signal), true);
+  await clock.advance(60_000);
+  assert.deepEqual(resyncs, ['configmaps-1']);
+  abort.abort();
+  await f.stopped();
+});
+
+test('an informer whose run fails is logged; stopped() still resolves', { timeout: 15_000 }, async () => {
+  const logger = recordingLogger();
+  const broken = new FakeListWatch();
+  broken.list = async () => null as never; // a ListWatch that breaks its contract
+  const f = new SharedInformerFactory(() => broken, { clock: new FakeClock(), logger });
+  const informer = f.forResource(configmaps);
+  const abort = new AbortController();
+  f.start(abort.signal);
+  assert.equal(await f.waitForCacheSync(abort.signal), false, 'it stopped unsynced');
+  await f.stopped();
+  const line = logger.lines.find((l) => l.message === 'informer stopped with an error');
+  assert.equal(line?.level, 'error');
+  assert.ok((line?.fields as { err?: unknown }).err instanceof TypeError);
+  assert.equal(informer.isRunning(), false);
+  abort.abort();
 });

@@ -91,13 +91,13 @@ test('cached objects are frozen at every depth: mutation throws', () => {
 
 test('an index function that throws: the write changes nothing, or with onIndexError the object is not indexed by it', () => {
   const picky = (obj: { metadata: { name?: string } }) => {
-    if (obj.metadata.name === 'bad') throw new Error('no');
+    if (obj.metadata.name === 'bad') throw new Error('picky refused');
     return ['ok'];
   };
   const strict = new IndexedStore<ConfigMap>({ picky });
   strict.upsert(cm('good', 1));
-  assert.throws(() => strict.upsert(cm('bad', 2)), /no/);
-  assert.throws(() => strict.replace([cm('bad', 3)], '3'), /no/);
+  assert.throws(() => strict.upsert(cm('bad', 2)), { message: 'picky refused' });
+  assert.throws(() => strict.replace([cm('bad', 3)], '3'), { message: 'picky refused' });
   assert.deepEqual(strict.listKeys(), ['default/good']);
   assert.deepEqual(strict.indexKeys('picky', 'ok'), ['default/good']);
 
@@ -106,6 +106,7 @@ test('an index function that throws: the write changes nothing, or with onIndexE
   lenient.replace([cm('good', 1), cm('bad', 2)], '2');
   assert.deepEqual(lenient.listKeys().sort(), ['default/bad', 'default/good']);
   assert.deepEqual(lenient.indexKeys('picky', 'ok'), ['default/good']);
+  assert.deepEqual(lenient.indexValues('picky'), ['ok'], 'the failed object is under no value');
   assert.deepEqual(lenient.indexKeys(NAMESPACE_INDEX, 'default').sort(), ['default/bad', 'default/good']);
   assert.deepEqual(failures, ['picky default/bad']);
 });
@@ -181,4 +182,20 @@ test('deepFreeze freezes arrays and nested objects, and passes other values thro
   assert.ok(Object.isFrozen(value.list) && Object.isFrozen(value.list[0]) && Object.isFrozen(value.list[0]!.deep));
   assert.equal(deepFreeze(5), 5);
   assert.equal(deepFreeze(null), null);
+});
+
+test('a new store is at resourceVersion ""; keyOf an object without a name is its namespace and ""', () => {
+  assert.equal(new IndexedStore<ConfigMap>().resourceVersion, '');
+  assert.equal(keyOf({ metadata: { namespace: 'ns' } }), 'ns/');
+  assert.equal(keyOf({ metadata: {} }), '');
+});
+
+test('an index function that yields one value twice: updates and deletes still work', () => {
+  const store = new IndexedStore<ConfigMap>({ twice: (o) => [o.data?.['v'], o.data?.['v']] });
+  store.upsert(cm('a', 1, { data: { v: 'x' } }));
+  assert.deepEqual(store.indexKeys('twice', 'x'), ['default/a']);
+  store.upsert(cm('a', 2, { data: { v: 'y' } }));
+  assert.deepEqual(store.indexValues('twice'), ['y']);
+  store.delete('default/a');
+  assert.deepEqual(store.indexValues('twice'), []);
 });
