@@ -128,7 +128,7 @@ test('the informers run on the factory’s clock (resyncs, backoff)', { timeout:
   const { f, clock } = factory({ resyncPeriodMs: 60_000 });
   const informer = f.forResource(configmaps);
   const resyncs: string[] = [];
-  informer.addEventHandler({ onUpdate: (_o, n) => void resyncs.push(n.metadata.name) });
+  informer.addEventHandler({ onUpdate: (_o, n) => void resyncs.push(n.metadata.name ?? '') });
   const abort = new AbortController();
   f.start(abort.signal);
   assert.equal(await f.waitForCacheSync(abort.signal), true);
