@@ -496,19 +496,28 @@ test('a Listener logs a failed delivery with the event and the object’s namesp
   assert.equal(logger.lines.length, 0, 'undefined, null, a number and a non-callable then are plain results');
   listener.add(raw(null) as Obj, false);
   listener.add(raw('a string') as Obj, false);
+  listener.add(raw(undefined) as Obj, false);
   listener.update(cm('u', 1) as Obj, cm('u', 2) as Obj);
   listener.delete(new DeletedFinalStateUnknown<ConfigMap>('ns/t', cm('t', 3, {}, 'ns') as Obj));
-  await until(() => logger.lines.length === 4, 'the async failure');
+  await until(() => logger.lines.length === 5, 'the async failure');
   assert.deepEqual(
     logger.lines.map((l) => [l.level, l.message, (l.fields as { event: string }).event, (l.fields as { namespace?: string }).namespace, (l.fields as { name?: string }).name]),
     [
+      ['error', 'event handler failed', 'add', undefined, undefined],
       ['error', 'event handler failed', 'add', undefined, undefined],
       ['error', 'event handler failed', 'add', undefined, undefined],
       ['error', 'event handler failed', 'delete', 'ns', 't'],
       ['error', 'event handler failed', 'update', 'default', 'u'],
     ],
   );
-  assert.equal(errors, 4);
+  assert.equal(errors, 5);
+  // A handler without a callback for an event is simply not called.
+  const partial = new Listener<ConfigMap>({}, 0, { clock: new FakeClock(), logger, list: () => [] });
+  partial.add(cm('p', 1) as Obj, false);
+  partial.update(cm('p', 1) as Obj, cm('p', 2) as Obj);
+  partial.delete(cm('p', 3) as Obj);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(logger.lines.length, 5, 'nothing failed');
 });
 
 test('a handler removed while an event is being delivered misses it; the others keep receiving', async () => {

