@@ -517,6 +517,7 @@ describe('Controller: workers, start and stop', { timeout: 15_000 }, () => {
       assert.match(String((signal.reason as Error).message), /graceful shutdown period passed/);
       const warned = logger.lines.find((l) => l.level === 'warn');
       assert.equal(warned?.fields.afterMs, grace);
+      assert.match(warned?.message ?? '', /^reconciles still running after the graceful shutdown period/);
       assert.equal(controller.started, false);
     });
   }

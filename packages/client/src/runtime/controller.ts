@@ -195,9 +195,12 @@ export class Controller {
       this.logger.info({ workers: this.concurrency }, 'caches synced; starting workers');
       const workers = Array.from({ length: this.concurrency }, () => this.work());
       await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so once: true changes nothing but memory
-        else signal.addEventListener('abort', () => resolve(), { once: true });
+        if (signal.aborted) {
+          resolve();
+        } else {
+          // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so once: true changes nothing but memory
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        }
       });
       this.stopping = true;
       this.logger.info({}, 'stopping: no new keys; waiting for reconciles in flight');
