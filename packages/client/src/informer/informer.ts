@@ -113,6 +113,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       remove: () => {
         listener.removed = true;
         listener.stopResync();
+        // Stryker disable next-line MethodExpression: the removed flag already stops deliveries; dropping the listener only frees it
         this.#listeners = this.#listeners.filter((l) => l !== listener);
       },
     };
@@ -132,10 +133,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
         this.#waiters.delete(done);
+        // Stryker disable next-line StringLiteral: frees the abort listener (memory); a later abort would only call done again, which resolves nothing twice
         signal?.removeEventListener('abort', done);
         resolve(this.#synced);
       };
       this.#waiters.add(done);
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so once: true changes nothing but memory
       signal?.addEventListener('abort', done, { once: true });
     });
   }
@@ -159,6 +162,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     if (this.#started) throw new Error('the informer was already started; an informer runs once');
     this.#started = true;
     this.#running = true;
+    // Stryker disable next-line ArrayDeclaration: the watcher's first event is always 'init', which resets the listing
     let listing: T[] = [];
     try {
       for await (const event of this.#watcher.events(signal)) {
@@ -171,6 +175,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
             break;
           case 'initDone':
             this.#replace(listing, event.resourceVersion);
+            // Stryker disable next-line ArrayDeclaration: frees the listing (memory); the next 'init' resets it before any use
             listing = [];
             break;
           case 'apply':
@@ -232,6 +237,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
 
   #count(stage: InformerErrorStage): void {
     try {
+      // Stryker disable next-line OptionalChaining: without metrics the call throws inside this try and is swallowed: nothing differs
       this.#metrics?.informerError(this.#name, stage);
     } catch {
       // Counting must not take the informer down.
