@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ApiError, FakeClock, type Lease, type Logger } from '@setpoint/api';
+import { ApiError, FakeClock, isApiError, type Lease, type Logger } from '@setpoint/api';
 import { JITTER_FACTOR, LeaderElector, type LeaderElectorOptions } from './leaderelector.js';
 import { formatMicroTime, LeaseLock, recordFromLease, type LeaderElectionRecord, type LeaseClient, type ResourceLock } from './leaselock.js';
 
@@ -890,6 +890,56 @@ describe('LeaderElector timing', () => {
       ['onStoppedLeading threw', boom],
     ]);
     assert.equal(lock.record?.holderIdentity, '', 'released all the same');
+  });
+
+  it('loses a race to create the lease without leading, and follows the winner', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    lock.latencyMs = 100;
+    const me = single(lock, SHORT);
+    const controller = new AbortController();
+    const run = me.elector.run(controller.signal);
+    await clock.advance(150); // its get found nothing at 100 ms; its create is in flight
+    lock.set(heldBy('winner', 60, clock.now()));
+    await clock.advance(2_000);
+    assert.deepEqual(me.started, []);
+    assert.equal(me.elector.getLeader(), 'winner');
+    assert.ok(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')));
+    controller.abort();
+    await clock.advance(200);
+    await run;
+    assert.equal(lock.record?.holderIdentity, 'winner');
+  });
+
+  it('logs its term: campaign, acquisition, the new leader, why it stopped, the release; each line names the lease and the candidate', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const me = single(lock, SHORT);
+    const controller = new AbortController();
+    const run = me.elector.run(controller.signal);
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(1_000);
+    lock.failing = false;
+    controller.abort();
+    await clock.advance(0);
+    await run;
+    const lines = me.lines.filter((l) => l.level !== 'debug');
+    assert.deepEqual(
+      lines.map((l) => `${l.level} ${l.message}`),
+      [
+        'info attempting to acquire leader lease',
+        'info new leader observed',
+        'info successfully acquired lease',
+        'error error retrieving the lease',
+        'info stopped leading',
+        'info released the lease',
+      ],
+    );
+    for (const l of me.lines) assert.deepEqual([l.fields['lease'], l.fields['identity']], [`${NS}/${NAME}`, 'me']);
+    assert.equal(lines[1]?.fields['leader'], 'me');
+    assert.equal(lines[4]?.fields['reason'], 'cancel');
+    assert.ok(lines[3]?.fields['err'] instanceof Error);
   });
 
   it('writes the lease duration in whole seconds, rounded up', async () => {
