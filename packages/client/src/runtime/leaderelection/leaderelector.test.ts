@@ -942,6 +942,29 @@ describe('LeaderElector timing', () => {
     assert.ok(lines[3]?.fields['err'] instanceof Error);
   });
 
+  it('leaves no timer behind once run() has returned, however it was stopped', async () => {
+    const scenarios: Array<[string, (lock: MemoryLock) => void, number]> = [
+      ['cancelled while leading', () => {}, 1_500],
+      ['cancelled while campaigning', (lock) => lock.set(heldBy('other', 600, lock.clock.now())), 1_500],
+      ['cancelled after losing the lease', (lock) => void lock.clock.setTimeout(() => lock.set(heldBy('other', 600, lock.clock.now())), 500), 1_500],
+      ['cancelled while a renewal is in flight', (lock) => void lock.clock.setTimeout(() => (lock.latencyMs = 800), 100), 1_500],
+    ];
+    for (const [what, setup, cancelAt] of scenarios) {
+      const clock = new FakeClock();
+      const lock = new MemoryLock(clock);
+      setup(lock);
+      const me = single(lock, SHORT);
+      const controller = new AbortController();
+      let done = false;
+      const run = me.elector.run(controller.signal).then(() => void (done = true));
+      await clock.advance(cancelAt);
+      controller.abort();
+      for (let i = 0; i < 20 && !done; i++) await clock.advance(500);
+      await run;
+      assert.equal(clock.pending(), 0, `${what}: ${clock.pending()} timers left`);
+    }
+  });
+
   it('writes the lease duration in whole seconds, rounded up', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLock(clock);
