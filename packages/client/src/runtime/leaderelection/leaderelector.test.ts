@@ -676,7 +676,7 @@ describe('LeaderElector timing', () => {
   it('does not lead on an acquisition that answered after the renew deadline had passed', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLock(clock);
-    lock.latencyMs = 1_300; // a get and a create: 2.6 s, past the 2.5 s renew deadline
+    lock.latencyMs = 1_250; // a get and a create: 2.5 s, answering at the renew deadline
     const me = single(lock, SHORT);
     const controller = new AbortController();
     const run = me.elector.run(controller.signal);
@@ -826,6 +826,11 @@ describe('LeaderElector timing', () => {
     await run;
     assert.equal(lock.record?.holderIdentity, 'next');
     assert.ok(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)));
+    assert.deepEqual(
+      me.lines.filter((l) => /released the lease|timed out|failed to release/.test(l.message)),
+      [],
+      'neither released nor timed out',
+    );
   });
 
   it('run() refuses to run twice at once, and runs again once it has returned', async () => {
@@ -924,18 +929,21 @@ describe('LeaderElector timing', () => {
     controller.abort();
     await clock.advance(0);
     await run;
-    const lines = me.lines.filter((l) => l.level !== 'debug');
     assert.deepEqual(
-      lines.map((l) => `${l.level} ${l.message}`),
+      me.lines.map((l) => `${l.level} ${l.message}`),
       [
         'info attempting to acquire leader lease',
         'info new leader observed',
         'info successfully acquired lease',
+        'debug failed to update the lease optimistically; falling back to get',
         'error error retrieving the lease',
+        'debug failed to renew lease; retrying until the renew deadline',
         'info stopped leading',
         'info released the lease',
       ],
     );
+    const lines = me.lines.filter((l) => l.level !== 'debug');
+    assert.ok(me.lines[3]?.fields['err'] instanceof Error);
     for (const l of me.lines) assert.deepEqual([l.fields['lease'], l.fields['identity']], [`${NS}/${NAME}`, 'me']);
     assert.equal(lines[1]?.fields['leader'], 'me');
     assert.equal(lines[4]?.fields['reason'], 'cancel');
@@ -963,6 +971,115 @@ describe('LeaderElector timing', () => {
       await run;
       assert.equal(clock.pending(), 0, `${what}: ${clock.pending()} timers left`);
     }
+  });
+
+  it('a release that fails otherwise is logged as an error, and the lease is not taken for released', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const me = single(lock);
+    const controller = new AbortController();
+    const run = me.elector.run(controller.signal);
+    await clock.advance(1_000);
+    lock.failing = true;
+    controller.abort();
+    await clock.advance(0);
+    await run;
+    const failed = me.lines.filter((l) => l.message === 'failed to release the lease');
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]?.level, 'error');
+    assert.match(String((failed[0]?.fields['err'] as Error).message), /ECONNREFUSED/);
+    assert.equal(me.lines.some((l) => /released the lease|nothing to release|timed out/.test(l.message)), false);
+    assert.equal(lock.record?.holderIdentity, 'me');
+  });
+
+  it('cancelled while an attempt never answers, run() still returns once the release gave up waiting', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    lock.latencyMs = 3_600_000;
+    const me = single(lock);
+    const controller = new AbortController();
+    let done = false;
+    const run = me.elector.run(controller.signal).then(() => void (done = true));
+    await clock.advance(1_000);
+    controller.abort();
+    await clock.advance(RENEW_MS);
+    assert.equal(done, true, 'run() waited at most renewDeadline for the attempt in flight');
+    await run;
+    assert.deepEqual(me.started, []);
+  });
+
+  it('sees a change of acquireTime alone as a change of the record', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const record = heldBy('other', 4, clock.now() - 3_600_000);
+    lock.set(record);
+    const t0 = clock.now();
+    const me = single(lock, SHORT);
+    const controller = new AbortController();
+    const run = me.elector.run(controller.signal);
+    await clock.advance(2_500);
+    lock.set({ ...record, acquireTime: formatMicroTime(clock.now()) }); // re-acquired, same renewTime
+    await clock.advance(10_000);
+    assert.deepEqual(me.started.map((t) => t - t0), [7_000]);
+    assert.ok(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'));
+    controller.abort();
+    await clock.advance(0);
+    await run;
+  });
+
+  it('does not start leading when its run is cancelled from onNewLeader', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const controller = new AbortController();
+    const started: number[] = [];
+    const elector = new LeaderElector({
+      lock,
+      identity: 'me',
+      clock,
+      callbacks: { onStartedLeading: () => void started.push(clock.now()), onStoppedLeading: () => {}, onNewLeader: () => controller.abort() },
+    });
+    const run = elector.run(controller.signal);
+    await clock.advance(1_000);
+    await run;
+    assert.deepEqual(started, []);
+    assert.equal(lock.record?.holderIdentity, '', 'the lease it took was released');
+  });
+
+  it('loses a race to take over an expired lease, logging the failed update', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    lock.set(heldBy('old', 2, clock.now()));
+    const me = single(lock, SHORT);
+    const controller = new AbortController();
+    const run = me.elector.run(controller.signal);
+    await clock.advance(1_500);
+    lock.latencyMs = 100;
+    await clock.advance(650); // expired at the attempt at 2 s: its get answered, its update is in flight
+    lock.set(heldBy('quicker', 60, clock.now()));
+    await clock.advance(2_000);
+    assert.deepEqual(me.started, []);
+    const failed = me.lines.filter((l) => l.message === 'failed to update the lease');
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]?.level, 'info');
+    assert.ok(isApiError(failed[0]?.fields['err'], 'Conflict'));
+    controller.abort();
+    await clock.advance(200);
+    await run;
+  });
+
+  it('without an onNewLeader callback, a new leader changes nothing', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const { logger, lines } = recordingLogger();
+    const controller = new AbortController();
+    const elector = new LeaderElector({ lock, identity: 'me', clock, logger, callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} } });
+    const run = elector.run(controller.signal);
+    await clock.advance(0);
+    controller.abort();
+    await clock.advance(0);
+    await run;
+    assert.equal(elector.getLeader(), undefined, 'it led, and released');
+    assert.deepEqual(lines.filter((l) => l.level === 'error'), []);
   });
 
   it('writes the lease duration in whole seconds, rounded up', async () => {
@@ -1025,6 +1142,8 @@ describe('LeaseLock', () => {
     const lock = new LeaseLock({ client: clientOf(store), namespace: NS, name: NAME });
     await assert.rejects(lock.update({ holderIdentity: 'a', leaseDurationSeconds: 1, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 }), /update before get or create/);
     assert.deepEqual(await lock.get(), { holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
+    await lock.update({ holderIdentity: 'a', leaseDurationSeconds: 1, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
+    assert.deepEqual(store.peek()?.spec, { holderIdentity: 'a', leaseDurationSeconds: 1, leaseTransitions: 0 });
     assert.deepEqual(recordFromLease(undefined), { holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
     assert.throws(() => new LeaseLock({ client: clientOf(store), namespace: NS, name: '' }), RangeError);
     assert.throws(() => new LeaseLock({ client: clientOf(store), namespace: '', name: NAME }), /name and namespace must not be empty/);
