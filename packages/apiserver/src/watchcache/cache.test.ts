@@ -308,15 +308,26 @@ async function withCache(options: WatchCacheOptions, fn: (cache: WatchCache, sto
   }
 }
 
+/** A store wrapped by failingOnce, and the switches that make it fail. */
+interface FaultyStore {
+  readonly store: Store;
+  fail(err: Error, which?: number, swallow?: boolean): void;
+  failList(err: Error): void;
+  /** Watches opened so far. */
+  watches: number;
+  /** Lists made so far. */
+  lists: number;
+}
+
 /**
  * A store whose watches can be made to fail: `fail(err)` makes the next read of a watch (the
  * latest one opened, or watch number `which`) throw `err`, once. Reads already waiting are not
  * affected: the failure comes on the read after the next change.
  */
-function failingOnce(store: MemoryStore): { store: Store; fail(err: Error, which?: number, swallow?: boolean): void; failList(err: Error): void; watches: number; lists: number } {
+function failingOnce(store: MemoryStore): FaultyStore {
   let pending: { err: Error; which: number; swallow: boolean } | undefined;
   let listError: Error | undefined;
-  const state = {
+  const state: FaultyStore = {
     watches: 0,
     lists: 0,
     /** With `swallow`, the failing read first takes the next change and loses it. */
