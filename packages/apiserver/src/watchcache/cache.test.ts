@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError, type KubeObject } from '@setpoint/api';
-import { MemoryStore } from '@setpoint/store';
+import { ApiError, FakeClock, type KubeObject } from '@setpoint/api';
+import { MemoryStore, StoreError, type Store, type WatchEvent } from '@setpoint/store';
 import { configMapResource as configmaps } from '../registry/kinds/configmap.js';
-import { encode, objectKey } from '../storage/codec.js';
-import { WatchCache, type WatchLine } from './cache.js';
+import { deployments } from '../registry/kinds/deployment.js';
+import { namespaceResource as namespaces } from '../registry/kinds/namespace.js';
+import { encode, objectKey, StoredObjectDecoder } from '../storage/codec.js';
+import { expiredError, WatchCache, WatchLine, type WatchCacheOptions } from './cache.js';
 import { namespaceFilter, parseFilter } from './filter.js';
 import type { EventQueue } from './queue.js';
 
@@ -252,5 +254,733 @@ describe('WatchCache', () => {
       cache.stop();
       await store.close();
     }
+  });
+});
+
+function cmIn(namespace: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data };
+}
+
+async function putIn(store: Store, obj: KubeObject): Promise<number> {
+  const key = objectKey(configmaps, obj.metadata.namespace ?? '', obj.metadata.name!);
+  const current = await store.get(key);
+  const kv = current === undefined ? await store.create(key, encode(obj)) : await store.update(key, encode(obj), current.modRevision);
+  return kv.modRevision;
+}
+
+async function del(store: Store, namespace: string, name: string): Promise<number> {
+  return (await store.delete(objectKey(configmaps, namespace, name))).revision;
+}
+
+/** `p`, or a failure after `ms`. */
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for `cond` with a deadline. */
+async function until(cond: () => boolean, what: string, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const obj = (line: WatchLine): KubeObject => line.object as KubeObject;
+
+/** A cache on a fresh memory store, started; both stopped after `fn`. */
+async function withCache(options: WatchCacheOptions, fn: (cache: WatchCache, store: MemoryStore) => Promise<void>, store = new MemoryStore()): Promise<void> {
+  const cache = new WatchCache(store, configmaps, options);
+  try {
+    await cache.start();
+    await fn(cache, store);
+  } finally {
+    cache.stop();
+    await store.close();
+  }
+}
+
+/** A store wrapped by failingOnce, and the switches that make it fail. */
+interface FaultyStore {
+  readonly store: Store;
+  fail(err: Error, which?: number, swallow?: boolean): void;
+  failList(err: Error): void;
+  /** Watches opened so far. */
+  watches: number;
+  /** Lists made so far. */
+  lists: number;
+}
+
+/**
+ * A store whose watches can be made to fail: `fail(err)` makes the next read of a watch (the
+ * latest one opened, or watch number `which`) throw `err`, once. Reads already waiting are not
+ * affected: the failure comes on the read after the next change.
+ */
+function failingOnce(store: MemoryStore): FaultyStore {
+  let pending: { err: Error; which: number; swallow: boolean } | undefined;
+  let listError: Error | undefined;
+  const state: FaultyStore = {
+    watches: 0,
+    lists: 0,
+    /** With `swallow`, the failing read first takes the next change and loses it. */
+    fail(err: Error, which = state.watches - 1, swallow = false) {
+      pending = { err, which, swallow };
+    },
+    /** The next list fails with `err`. */
+    failList(err: Error) {
+      listError = err;
+    },
+    store: new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'watch') {
+          return (prefix: string, from: number, options?: Parameters<Store['watch']>[2]): AsyncIterableIterator<WatchEvent> => {
+            const index = state.watches++;
+            const inner = target.watch(prefix, from, options);
+            return {
+              [Symbol.asyncIterator]() {
+                return this;
+              },
+              async next() {
+                if (pending !== undefined && pending.which === index) {
+                  const { err, swallow } = pending;
+                  pending = undefined;
+                  if (swallow) await inner.next();
+                  await inner.return?.();
+                  throw err;
+                }
+                return inner.next();
+              },
+              return: () => inner.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+            };
+          };
+        }
+        if (prop === 'list') {
+          return (...args: Parameters<Store['list']>) => {
+            state.lists++;
+            const err = listError;
+            listError = undefined;
+            return err === undefined ? target.list(...args) : Promise.reject(err);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Store,
+  };
+  return state;
+}
+
+describe('WatchCache (behaviour)', () => {
+  it('lists the objects passing the filter, sorted by key, at the revision it reflects', async () => {
+    await withCache({}, async (cache, store) => {
+      await putIn(store, cmIn('b', 'z', { app: 'x' }));
+      await putIn(store, cmIn('a', 'y'));
+      await putIn(store, cmIn('a', 'x', { app: 'x' }));
+      const last = await putIn(store, cmIn('b', 'a'));
+      const all = await cache.list(namespaceFilter(''), last);
+      assert.equal(all.rv, last);
+      assert.deepEqual(
+        all.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+        ['a/x', 'a/y', 'b/a', 'b/z'],
+      );
+      const inA = await cache.list(namespaceFilter('a'));
+      assert.deepEqual(inA.items.map((o) => o.metadata.name), ['x', 'y']);
+      const labelled = await cache.list(parseFilter(configmaps, '', 'app=x'));
+      assert.deepEqual(labelled.items.map((o) => o.metadata.name), ['x', 'z']);
+      assert.equal(cache.size, 4);
+      assert.equal(cache.snapshot().length, 4);
+      assert.equal(cache.get('a', 'x')?.metadata.labels?.['app'], 'x');
+      assert.equal(cache.get('a', 'z'), undefined);
+    });
+  });
+
+  it('loads a kind of more than one page (1000 objects) completely, at one revision', async () => {
+    const store = new MemoryStore();
+    let last = 0;
+    for (let i = 0; i < 1205; i++) last = await putIn(store, cmIn('ns', `c${String(i).padStart(4, '0')}`));
+    await store.create('/registry/core/secrets/ns/s', '{"metadata":{"name":"s","namespace":"ns"}}');
+    await withCache(
+      {},
+      async (cache) => {
+        assert.equal(cache.size, 1205);
+        const { items, rv } = await cache.list(namespaceFilter(''));
+        assert.equal(items.length, 1205);
+        assert.ok(rv >= last, `the list reflects revision ${rv} >= ${last}`);
+        assert.equal(items.at(-1)?.metadata.name, 'c1204');
+      },
+      store,
+    );
+  });
+
+  it('a list or watch for a resourceVersion the cache does not reach within waitForFreshMs fails with 504 Timeout', async () => {
+    const clock = new FakeClock();
+    await withCache({ clock, waitForFreshMs: 3_000 }, async (cache, store) => {
+      const current = await putIn(store, cmIn('ns', 'a'));
+      await cache.list(namespaceFilter(''), current);
+      const listing = cache.list(namespaceFilter(''), current + 10);
+      let settled = false;
+      listing.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await clock.advance(2_999);
+      assert.equal(settled, false, 'it waits the whole waitForFreshMs');
+      await clock.advance(1);
+      await assert.rejects(listing, (err: unknown) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.code, 504);
+        assert.equal(err.reason, 'Timeout');
+        assert.equal(err.message, `Timeout: Too large resource version: ${current + 10}, current: ${current}`);
+        assert.deepEqual(err.details?.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        assert.equal(err.details?.retryAfterSeconds, 1);
+        return true;
+      });
+      const watching = assert.rejects(cache.watch({ resourceVersion: current + 10, filter: namespaceFilter('') }), (err: unknown) => err instanceof ApiError && err.code === 504);
+      await clock.advance(3_000);
+      await watching;
+      assert.equal(cache.watcherCount, 0);
+    });
+  });
+
+  it('a watch from a resourceVersion written but not yet seen waits for it, then sends only what follows', async () => {
+    await withCache({}, async (cache, store) => {
+      await putIn(store, cmIn('ns', 'a'));
+      const rv = await putIn(store, cmIn('ns', 'b'));
+      const queue = await cache.watch({ resourceVersion: rv, filter: namespaceFilter('') });
+      assert.equal(cache.rv >= rv, true, 'the cache reached it before the watch started');
+      const after = await putIn(store, cmIn('ns', 'c'));
+      const line = await next(queue);
+      assert.equal(line.type, 'ADDED');
+      assert.equal(rvOf(line), after);
+      queue.end();
+    });
+  });
+
+  it('stop() ends every watch and releases a list waiting for a resourceVersion', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { waitForFreshMs: 60_000 });
+    try {
+      await cache.start();
+      const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter('') });
+      const waiting = cache.list(namespaceFilter(''), 1_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      cache.stop();
+      assert.deepEqual(await within(queue.next(), 2000, 'the watch did not end'), { value: undefined, done: true });
+      const { items } = await within(waiting, 2000, 'the waiting list was not released');
+      assert.deepEqual(items, []);
+      // Stopped: nothing to wait for any more.
+      assert.deepEqual((await within(cache.list(namespaceFilter(''), 5_000), 2000, 'list after stop')).items, []);
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('sends DELETED with the last state at the deletion resourceVersion, and forgets the object', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'x', {}, { k: 'last' }));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const deletedAt = await del(store, 'ns', 'x');
+      const line = await next(queue);
+      assert.equal(line.type, 'DELETED');
+      assert.equal(rvOf(line), deletedAt);
+      assert.deepEqual((obj(line) as KubeObject & { data: unknown }).data, { k: 'last' });
+      assert.equal(cache.get('ns', 'x'), undefined);
+      assert.equal(cache.size, 0);
+      assert.equal(cache.rv, deletedAt);
+      queue.end();
+    });
+  });
+
+  it('fans changes out by namespace: a namespace watcher sees only its own, a cluster-wide one sees all', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await store.currentRevision();
+      const inA = await cache.watch({ resourceVersion: from, filter: namespaceFilter('a') });
+      const inA2 = await cache.watch({ resourceVersion: from, filter: namespaceFilter('a') });
+      const inB = await cache.watch({ resourceVersion: from, filter: namespaceFilter('b') });
+      const everywhere = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      assert.equal(cache.watcherCount, 4);
+      const ra = await putIn(store, cmIn('a', 'x'));
+      const rb = await putIn(store, cmIn('b', 'y'));
+      assert.equal(rvOf(await next(inA)), ra);
+      assert.equal(rvOf(await next(inB)), rb, 'b saw nothing of a');
+      assert.deepEqual([rvOf(await next(everywhere)), rvOf(await next(everywhere))], [ra, rb]);
+      // One of a's watchers leaves: the other still gets a's changes.
+      assert.equal(rvOf(await next(inA2)), ra);
+      inA2.end();
+      assert.equal(cache.watcherCount, 3);
+      const ra2 = await putIn(store, cmIn('a', 'x', { v: '2' }));
+      assert.equal(rvOf(await next(inA)), ra2);
+      assert.equal(rvOf(await next(everywhere)), ra2);
+      const rb2 = await putIn(store, cmIn('b', 'y', { v: '2' }));
+      assert.equal(rvOf(await next(inB)), rb2, "b's watcher saw nothing of a's second change");
+      // The whole namespace goes, then a new watcher of it works again.
+      inA.end();
+      const inAagain = await cache.watch({ resourceVersion: rb2, filter: namespaceFilter('a') });
+      const ra3 = await putIn(store, cmIn('a', 'x', { v: '3' }));
+      assert.equal(rvOf(await next(inAagain)), ra3);
+      for (const q of [inB, everywhere, inAagain]) q.end();
+      assert.equal(cache.watcherCount, 0);
+    });
+  });
+
+  it('with selectors, watchers of different selectors each get their own view of the same change', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'x', { app: 'a' }));
+      const wantA = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'ns', 'app=a') });
+      const wantB = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'ns', 'app=b') });
+      const wantA2 = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, '', 'app=a') });
+      const rv = await putIn(store, cmIn('ns', 'x', { app: 'b' }));
+      const [a, b, a2] = [await next(wantA), await next(wantB), await next(wantA2)];
+      assert.deepEqual([a.type, b.type, a2.type], ['DELETED', 'ADDED', 'DELETED']);
+      assert.deepEqual([rvOf(a), rvOf(b)], [rv, rv]);
+      assert.equal(a.toJSON(), a2.toJSON());
+      const rv2 = await putIn(store, cmIn('ns', 'x', { app: 'b', more: 'yes' }));
+      const modified = await next(wantB);
+      assert.equal(modified.type, 'MODIFIED');
+      assert.equal(rvOf(modified), rv2);
+      const back = await putIn(store, cmIn('ns', 'x', { app: 'a' }));
+      assert.equal((await next(wantA)).type, 'ADDED', 'a, which saw nothing of the MODIFIED it does not match');
+      assert.equal(rvOf(await next(wantA2)), back);
+      assert.equal((await next(wantB)).type, 'DELETED');
+      for (const q of [wantA, wantB, wantA2]) q.end();
+    });
+  });
+
+  it('replays the window through selectors as well: DELETED when an object stopped matching', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'x', { app: 'a' }));
+      await putIn(store, cmIn('ns', 'other', { app: 'z' }));
+      const stopped = await putIn(store, cmIn('ns', 'x', { app: 'b' }));
+      const started = await putIn(store, cmIn('ns', 'y', { app: 'a' }));
+      await cache.list(namespaceFilter(''), started);
+      const queue = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'ns', 'app=a') });
+      const l1 = await next(queue);
+      const l2 = await next(queue);
+      assert.deepEqual([l1.type, rvOf(l1), l2.type, rvOf(l2)], ['DELETED', stopped, 'ADDED', started]);
+      queue.end();
+    });
+  });
+
+  it('sends the current state as ADDED for resourceVersion 0, through the filter, then the changes (no bookmark unless asked)', async () => {
+    await withCache({}, async (cache, store) => {
+      await putIn(store, cmIn('ns', 'a', { app: 'x' }));
+      await putIn(store, cmIn('ns', 'b', { app: 'y' }));
+      const rv = await putIn(store, cmIn('other', 'c', { app: 'x' }));
+      await cache.list(namespaceFilter(''), rv);
+      const queue = await cache.watch({ resourceVersion: 0, filter: parseFilter(configmaps, 'ns', 'app=x') });
+      const first = await next(queue);
+      assert.equal(first.type, 'ADDED');
+      assert.equal(obj(first).metadata.name, 'a');
+      const after = await putIn(store, cmIn('ns', 'd', { app: 'x' }));
+      const second = await next(queue);
+      assert.deepEqual([second.type, rvOf(second)], ['ADDED', after], 'no bookmark in between');
+      queue.end();
+    });
+  });
+
+  it('watch-list (sendInitialEvents) ends the initial events with a bookmark at the revision they reflect, also from a resourceVersion', async () => {
+    await withCache({}, async (cache, store) => {
+      await putIn(store, cmIn('ns', 'a'));
+      const rv = await putIn(store, cmIn('ns', 'b'));
+      const queue = await cache.watch({ resourceVersion: rv, sendInitialEvents: true, filter: namespaceFilter('') });
+      assert.deepEqual([(await next(queue)).type, (await next(queue)).type], ['ADDED', 'ADDED']);
+      const bookmark = await next(queue);
+      assert.equal(bookmark.type, 'BOOKMARK');
+      assert.deepEqual(obj(bookmark), {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: String(rv), annotations: { 'k8s.io/initial-events-end': 'true' } },
+      });
+      queue.end();
+    });
+  });
+
+  it('sends periodic bookmarks to the watchers that asked for them, at the current revision, without closing a full one', async () => {
+    await withCache({ bookmarkIntervalMs: 20, maxQueued: 1 }, async (cache, store) => {
+      const rv = await putIn(store, cmIn('ns', 'a'));
+      await cache.list(namespaceFilter(''), rv);
+      const withBookmarks = await cache.watch({ resourceVersion: rv, bookmarks: true, filter: namespaceFilter('') });
+      const without = await cache.watch({ resourceVersion: rv, filter: namespaceFilter('') });
+      const bookmark = await next(withBookmarks);
+      assert.equal(bookmark.type, 'BOOKMARK');
+      assert.deepEqual(obj(bookmark), { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(rv) } });
+      // A watcher whose backlog is full skips bookmarks instead of being closed.
+      await until(() => withBookmarks.size === 1, 'a second bookmark waits unread');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      assert.equal(withBookmarks.closed, false);
+      assert.equal(withBookmarks.size, 1);
+      assert.equal(cache.terminatedWatchers, 0);
+      const after = await putIn(store, cmIn('ns', 'b'));
+      const line = await next(without);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'the watcher that did not ask got no bookmark');
+      withBookmarks.end();
+      without.end();
+    });
+  });
+
+  it('names a grouped kind group/version in its bookmarks', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, deployments);
+    try {
+      await cache.start();
+      const queue = await cache.watch({ resourceVersion: undefined, sendInitialEvents: true, filter: namespaceFilter('') });
+      const bookmark = await next(queue);
+      assert.equal(bookmark.type, 'BOOKMARK');
+      assert.equal(obj(bookmark).apiVersion, 'apps/v1');
+      assert.equal(obj(bookmark).kind, 'Deployment');
+      queue.end();
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('tells change listeners about every change, deleted objects with their last state, until they unsubscribe', async () => {
+    await withCache({}, async (cache, store) => {
+      const seen: string[] = [];
+      const unsubscribe = cache.onChange((o) => seen.push(`${o.metadata.name}@${o.metadata.resourceVersion}`));
+      const r1 = await putIn(store, cmIn('ns', 'a'));
+      const r2 = await putIn(store, cmIn('ns', 'a', { v: '2' }));
+      const r3 = await del(store, 'ns', 'a');
+      await until(() => seen.length === 3, 'three changes');
+      assert.deepEqual(seen, [`a@${r1}`, `a@${r2}`, `a@${r3}`]);
+      unsubscribe();
+      const r4 = await putIn(store, cmIn('ns', 'b'));
+      await cache.list(namespaceFilter(''), r4);
+      assert.equal(seen.length, 3);
+    });
+  });
+
+  it('serves a resume inside its window from memory, even once the store compacted it', async () => {
+    await withCache({ windowSize: 3 }, async (cache, store) => {
+      const revs: number[] = [];
+      for (let i = 0; i < 6; i++) revs.push(await putIn(store, cmIn('ns', 'same', {}, { v: String(i) })));
+      await cache.list(namespaceFilter(''), revs[5]);
+      await store.compact(revs[5]!);
+      // The window holds the last three changes: a watch from just before them needs no history.
+      const inWindow = await cache.watch({ resourceVersion: revs[2], filter: namespaceFilter('') });
+      for (const expected of revs.slice(3)) assert.equal(rvOf(await next(inWindow)), expected);
+      inWindow.end();
+      const older = await cache.watch({ resourceVersion: revs[1], filter: namespaceFilter('') });
+      await assert.rejects(within(older.next(), 2000, 'no answer'), (err: unknown) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.code, 410);
+        assert.equal(err.message, expiredError(revs[1]!, revs[5]!).message);
+        return true;
+      });
+    });
+  });
+
+  it('a watch replayed from the store applies the selector, and sends bookmarks on progress when asked', async () => {
+    await withCache({ windowSize: 1, bookmarkIntervalMs: 20 }, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'x', { app: 'a' }));
+      await putIn(store, cmIn('ns', 'other', { app: 'z' }));
+      const stopped = await putIn(store, cmIn('ns', 'x', { app: 'b' }));
+      const gone = await del(store, 'ns', 'other');
+      await cache.list(namespaceFilter(''), gone);
+      const queue = await cache.watch({ resourceVersion: from, bookmarks: true, filter: parseFilter(configmaps, 'ns', 'app=a') });
+      const first = await next(queue);
+      assert.deepEqual([first.type, rvOf(first)], ['DELETED', stopped]);
+      const bookmark = await next(queue);
+      assert.equal(bookmark.type, 'BOOKMARK', 'nothing of the object that never matched');
+      assert.equal(rvOf(bookmark), gone);
+      assert.equal(obj(bookmark).kind, 'ConfigMap');
+      queue.end();
+      const plain = await cache.watch({ resourceVersion: from, filter: namespaceFilter('ns') });
+      const types: string[] = [];
+      for (let i = 0; i < 3; i++) types.push((await next(plain)).type);
+      assert.deepEqual(types, ['ADDED', 'MODIFIED', 'DELETED']);
+      const live = await putIn(store, cmIn('ns', 'live'));
+      const line = await next(plain, 2000);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', live], 'no bookmark for a watcher that did not ask');
+      plain.end();
+    });
+  });
+
+  it('closes a watch replayed from the store whose reader falls behind, and counts it', async () => {
+    await withCache({ windowSize: 1, maxQueued: 4 }, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'first'));
+      await putIn(store, cmIn('ns', 'second'));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      for (let i = 0; i < 40; i++) await putIn(store, cmIn('ns', `c${i}`));
+      await until(() => queue.closed, 'the stuck replay was closed');
+      assert.equal(cache.terminatedWatchers, 1);
+      assert.equal(queue.size, 0);
+    });
+  });
+
+  it('relists when it fell behind compaction: its watchers end, listeners hear of every object', async () => {
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps);
+    try {
+      await putIn(base, cmIn('ns', 'a'));
+      await cache.start();
+      const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter('') });
+      assert.equal((await next(queue)).type, 'ADDED');
+      const heard: string[] = [];
+      cache.onChange((o) => heard.push(o.metadata.name ?? ''));
+      // The store watch fails on the read after the next change.
+      faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: 1 }));
+      const rv = await putIn(base, cmIn('ns', 'b'));
+      assert.equal(rvOf(await next(queue)), rv);
+      assert.deepEqual(await within(queue.next(), 2000, 'the watch did not end'), { value: undefined, done: true });
+      await until(() => heard.includes('a') && heard.includes('b'), 'listeners heard of the relisted objects');
+      assert.equal(cache.watcherCount, 0);
+      const { items } = await cache.list(namespaceFilter(''), rv);
+      assert.deepEqual(items.map((o) => o.metadata.name), ['a', 'b']);
+      // It follows the store again.
+      const c = await putIn(base, cmIn('ns', 'c'));
+      assert.equal((await cache.list(namespaceFilter(''), c)).items.length, 3);
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('a relist forgets what was deleted while it was behind, and retries a relist that fails', async () => {
+    const clock = new FakeClock();
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    try {
+      await putIn(base, cmIn('ns', 'a'));
+      await cache.start();
+      const seen = await putIn(base, cmIn('ns', 'b'));
+      await cache.list(namespaceFilter(''), seen);
+      faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: seen }), undefined, true);
+      faulty.failList(new Error('list failed'));
+      await putIn(base, cmIn('ns', 'c')); // seen
+      const lost = await del(base, 'ns', 'a'); // lost with the watch
+      await until(() => clock.pending() > 0, 'the failed relist waits before it retries');
+      const lists = faulty.lists;
+      await clock.advance(999);
+      assert.equal(faulty.lists, lists, 'not before a second');
+      await clock.advance(1);
+      const { items, rv } = await cache.list(namespaceFilter(''), lost);
+      assert.deepEqual(items.map((o) => o.metadata.name), ['b', 'c']);
+      assert.ok(rv >= lost);
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('resumes following the store after a watch error, missing nothing', async () => {
+    const clock = new FakeClock();
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    try {
+      await cache.start();
+      const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
+      // The store watch fails on the read after the next change.
+      faulty.fail(new Error('connection reset'));
+      const revs = [await putIn(base, cmIn('ns', 'a')), await putIn(base, cmIn('ns', 'b'))];
+      await until(() => clock.pending() > 0, 'the cache waits before it watches again');
+      const watches = faulty.watches;
+      await clock.advance(199);
+      assert.equal(faulty.watches, watches, 'not before 200 ms');
+      await clock.advance(1);
+      for (const expected of revs) assert.equal(rvOf(await next(queue)), expected);
+      queue.end();
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('after a store watch overflow it watches again at once', async () => {
+    const clock = new FakeClock();
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    try {
+      await cache.start();
+      const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
+      // The store watch fails on the read after the next change.
+      faulty.fail(new StoreError('WatchOverflow', 'overflow'));
+      const revs = [await putIn(base, cmIn('ns', 'a')), await putIn(base, cmIn('ns', 'b'))];
+      await until(() => clock.pending() > 0, 'the cache yields before it watches again');
+      await clock.advance(0);
+      for (const expected of revs) assert.equal(rvOf(await next(queue)), expected, 'without waiting 200 ms');
+      queue.end();
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('a store that closes ends the follow loop for good', async () => {
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { clock: new FakeClock() });
+    try {
+      await cache.start();
+      const watches = faulty.watches;
+      // The store watch fails on the read after the next change.
+      faulty.fail(new StoreError('Closed', 'closed'));
+      await putIn(base, cmIn('ns', 'a'));
+      await until(() => cache.size === 1, 'the change before the close was applied');
+      await putIn(base, cmIn('ns', 'b'));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(faulty.watches, watches, 'no new watch');
+      assert.equal(cache.get('ns', 'b'), undefined, 'the change after the close was not applied');
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('leaves malformed objects out: watchers that saw one see it go, a new one is never sent', async () => {
+    const decoder = new StoredObjectDecoder();
+    await withCache({ decoder }, async (cache, store) => {
+      const key = (name: string) => objectKey(configmaps, 'ns', name);
+      const from = await putIn(store, cmIn('ns', 'good'));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const current = await store.get(key('good'));
+      const broken = (await store.update(key('good'), '{"metadata":{"name":"good","namespace":"ns"},"data":{"k":1}}', current!.modRevision)).modRevision;
+      const gone = await next(queue);
+      assert.deepEqual([gone.type, rvOf(gone)], ['DELETED', broken]);
+      assert.equal(cache.get('ns', 'good'), undefined);
+      const bad = (await store.create(key('bad'), '{"metadata":{"name":"bad","namespace":"ns"},"data":{"k":1}}')).modRevision;
+      const ok = await putIn(store, cmIn('ns', 'ok'));
+      const line = await next(queue);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', ok], 'nothing for the malformed new object');
+      assert.ok(ok > bad);
+      queue.end();
+    });
+  });
+
+  it('ends a watch when its signal aborts, at once for an aborted signal', async () => {
+    await withCache({}, async (cache) => {
+      const controller = new AbortController();
+      const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter(''), signal: controller.signal });
+      assert.equal(cache.watcherCount, 1);
+      controller.abort();
+      assert.equal(queue.closed, true);
+      assert.equal(cache.watcherCount, 0);
+      const already = await cache.watch({ resourceVersion: 0, filter: namespaceFilter(''), signal: AbortSignal.abort() });
+      assert.equal(already.closed, true);
+      assert.equal(cache.watcherCount, 0);
+    });
+  });
+
+  it('a cluster-scoped kind sends each change once to a watcher of every namespace', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, namespaces);
+    try {
+      await cache.start();
+      const from = await store.currentRevision();
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const key = objectKey(namespaces, '', 'n1');
+      const first = (await store.create(key, '{"metadata":{"name":"n1"}}')).modRevision;
+      const second = (await store.create(objectKey(namespaces, '', 'n2'), '{"metadata":{"name":"n2"}}')).modRevision;
+      assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [first, second]);
+      queue.end();
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('serialises a change once for all the watchers that send it', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await store.currentRevision();
+      const a = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const b = await cache.watch({ resourceVersion: from, filter: namespaceFilter('ns') });
+      const c = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'ns', 'app=x') });
+      const d = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, '', 'app=x') });
+      await putIn(store, cmIn('ns', 'x', { app: 'x' }));
+      const lines = [await next(a), await next(b), await next(c), await next(d)];
+      for (const line of lines) assert.equal(line, lines[0], 'the same line');
+      for (const q of [a, b, c, d]) q.end();
+    });
+  });
+
+  it('follows the store\'s progress: its revision moves on with writes to other kinds', async () => {
+    await withCache({ bookmarkIntervalMs: 20 }, async (cache, store) => {
+      await store.create('/registry/core/secrets/ns/s', '{"metadata":{"name":"s","namespace":"ns"}}');
+      const current = await store.currentRevision();
+      await until(() => cache.rv === current, 'the cache reached the revision of the other write', 1500);
+      const { rv } = await cache.list(namespaceFilter(''));
+      assert.equal(rv, current);
+    });
+  });
+
+  it('replays history at the reader\'s pace in bytes as well: large events never overflow maxQueuedBytes', async () => {
+    await withCache({ windowSize: 1, maxQueuedBytes: 4 * 1024 }, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'first'));
+      const revs: number[] = [];
+      for (let i = 0; i < 30; i++) revs.push(await putIn(store, cmIn('ns', `c${i}`, {}, { blob: 'x'.repeat(1000) })));
+      await cache.list(namespaceFilter(''), revs.at(-1));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      for (const expected of revs) {
+        assert.equal(rvOf(await next(queue)), expected);
+        await new Promise((resolve) => setImmediate(resolve)); // a reader slower than the replay
+      }
+      assert.equal(cache.terminatedWatchers, 0);
+      queue.end();
+    });
+  });
+
+  it('stop() also ends the watches it serves from the store', async () => {
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { windowSize: 1 });
+    try {
+      await cache.start();
+      const from = await putIn(store, cmIn('ns', 'a'));
+      const last = await putIn(store, cmIn('ns', 'b'));
+      await putIn(store, cmIn('ns', 'c'));
+      await cache.list(namespaceFilter(''), last + 1);
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      assert.equal(rvOf(await next(queue)), last);
+      assert.equal(rvOf(await next(queue)), last + 1);
+      cache.stop();
+      assert.deepEqual(await within(queue.next(), 2000, 'the replayed watch did not end'), { value: undefined, done: true });
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('hands a replayed watch\'s store error to its reader', async () => {
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { windowSize: 1 });
+    try {
+      await cache.start();
+      const from = await putIn(base, cmIn('ns', 'a'));
+      const last = await putIn(base, cmIn('ns', 'b'));
+      await putIn(base, cmIn('ns', 'c'));
+      await cache.list(namespaceFilter(''), last + 1);
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      assert.equal(rvOf(await next(queue)), last);
+      assert.equal(rvOf(await next(queue)), last + 1);
+      const boom = new Error('disk on fire');
+      faulty.fail(boom); // the latest store watch: the replay's
+      const d = await putIn(base, cmIn('ns', 'd'));
+      assert.equal(rvOf(await next(queue)), d);
+      await assert.rejects(within(queue.next(), 2000, 'no error'), (err: unknown) => err === boom);
+      assert.equal(cache.terminatedWatchers, 0);
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('sizes a watch line as its UTF-8 JSON text plus a newline', () => {
+    const line = new WatchLine('ADDED', { data: { k: 'é€' } });
+    assert.equal(line.toJSON(), '{"type":"ADDED","object":{"data":{"k":"é€"}}}');
+    assert.equal(line.byteLength, Buffer.byteLength('{"type":"ADDED","object":{"data":{"k":"é€"}}}', 'utf8') + 1);
   });
 });
