@@ -181,7 +181,14 @@ describe('element order', () => {
   test('fields, then keys, then values, then indexes (by number), then anything else', () => {
     const elements = ['x:other', 'i:10', 'v:"b"', 'i:2', 'k:{"name":"b"}', 'f:b', 'v:"a"', 'k:{"name":"a"}', 'f:a', 'i:1'];
     assert.deepEqual([...elements].sort(compareElements), ['f:a', 'f:b', 'k:{"name":"a"}', 'k:{"name":"b"}', 'v:"a"', 'v:"b"', 'i:1', 'i:2', 'i:10', 'x:other']);
-    assert.equal(compareElements('f:a', 'f:a'), 0);
+    // A comparator: 0 for the same element, opposite signs for a pair either way round.
+    for (const x of elements) {
+      assert.equal(compareElements(x, x), 0, x);
+      for (const y of elements) if (x !== y) assert.equal(Math.sign(compareElements(x, y)), -Math.sign(compareElements(y, x)), `${x} ${y}`);
+    }
+    assert.ok(compareElements('f:b', 'f:a') > 0, 'f:b after f:a');
+    assert.ok(compareElements('i:10', 'i:9') > 0, 'i:10 after i:9');
+    assert.ok(compareElements('k:{"a":1}', 'f:z') > 0, 'keys after fields');
     assert.deepEqual(
       pathsOf(setOf(['f:l', 'i:10'], ['f:l', 'i:9'], ['f:l', 'v:1'], ['f:l', 'f:z'], ['f:l', 'k:{"a":1}'])).map(describePath),
       ['.l.z', '.l[a=1]', '.l[=1]', '.l[9]', '.l[10]'],

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ManagedFieldsEntry } from '../meta/types.js';
 import { ApplyConflicts, conflictMessage, printManager } from './conflict.js';
+import { FieldPathError } from './elements.js';
 import { setOf, type FieldSet } from './fieldset.js';
 import {
   ANCIENT_CHANGES,
@@ -95,9 +96,21 @@ describe('decodeManagedFields', () => {
       'error decoding versioned set from entry 1: fieldsV1: the value of "f:a" must be an object',
     ],
   ];
+  test('says why malformed fields could not be read', () => {
+    assert.throws(
+      () => decodeManagedFields([entry({ fieldsV1: { 'i:x': {} } })]),
+      (err: unknown) => err instanceof ManagedFieldsError && err.cause instanceof FieldPathError && err.cause.message === 'invalid index path element: "i:x"',
+    );
+  });
+
+  test('a subresource or manager that is not a string is left out of the identifier', () => {
+    const managed = decodeManagedFields([entry({ subresource: 5 as unknown as string, manager: { x: 1 } as unknown as string })]);
+    assert.deepEqual([...managed.keys()], [updater('')]);
+  });
+
   for (const [what, entries, message] of errors) {
     test(`refuses ${what}`, () => {
-      assert.throws(() => decodeManagedFields(entries as ManagedFieldsEntry[]), (err: unknown) => err instanceof ManagedFieldsError && err.message === message);
+      assert.throws(() => decodeManagedFields(entries as ManagedFieldsEntry[]), (err: unknown) => err instanceof ManagedFieldsError && err.name === 'ManagedFieldsError' && err.message === message);
     });
   }
 });
@@ -152,6 +165,21 @@ describe('encodeManagedFields', () => {
     ]);
     const order = encodeManagedFields(managed)!.map((e) => `${e.operation} ${e.manager} ${e.apiVersion}${e.subresource !== undefined ? ` ${e.subresource}` : ''}`);
     assert.deepEqual(order, ['Apply early v1', 'Apply late v1', 'Update x v1', 'Update y v1', 'Update z v1', 'Update a v1', 'Update a v1 status', 'Update b v1', 'Update b v2']);
+  });
+
+  test('an entry without a subresource comes before one with any subresource', () => {
+    const time = '2026-01-01T00:00:00Z';
+    for (const subresource of ['A', 'status', '~']) {
+      const managed: Managed = new Map([
+        [updater('m', 'v1', subresource), vs(owns('a'), { time })],
+        [updater('m', 'v1'), vs(owns('b'), { time })],
+      ]);
+      assert.deepEqual(
+        encodeManagedFields(managed)!.map((e) => e.subresource),
+        [undefined, subresource],
+        subresource,
+      );
+    }
   });
 });
 
@@ -239,6 +267,15 @@ describe('capUpdateManagers', () => {
       2,
     );
     assert.deepEqual(noTime.get(updater(ANCIENT_CHANGES)), { set: owns('e', 'f'), apiVersion: 'v1', applied: false });
+  });
+
+  test('updaters of as many versions as there are updaters have nothing to merge into', () => {
+    const managed: Managed = new Map([
+      [updater('a', 'v1'), up(owns('a'), 1, 'v1')],
+      [updater('b', 'v2'), up(owns('b'), 2, 'v2')],
+      [updater('c', 'v3'), up(owns('c'), 3, 'v3')],
+    ]);
+    assert.deepEqual(capUpdateManagers(managed, 1), managed);
   });
 
   test('stops merging once few enough updaters are left', () => {
