@@ -54,6 +54,19 @@ describe('field sets in FieldsV1 form', () => {
     assert.equal(difference(both, setOf(p('f:zzz'))), both, 'nothing removed: the same tree');
   });
 
+  test('a "." at the root (which a client may send) is ignored: the root is never a member', () => {
+    const sent = readFieldsV1({ '.': {}, 'f:a': {} });
+    assert.deepEqual(pathsOf(sent), [p('f:a')]);
+    assert.equal(setsEqual(sent, setOf(p('f:a'))), true);
+    assert.equal(setsEqual(setOf(p('f:a')), sent), true);
+    assert.equal(setsEqual(readFieldsV1({ '.': {} }), {}), true);
+    assert.equal(isEmptySet(readFieldsV1({ '.': {} })), true);
+    assert.equal(hasPath(sent, []), false);
+    assert.equal(setsEqual(union(sent, setOf(p('f:b'))), setOf(p('f:a'), p('f:b'))), true);
+    // Below the root a "." is membership.
+    assert.equal(setsEqual(setOf(p('f:a'), p('f:a', 'f:b')), setOf(p('f:a', 'f:b'))), false);
+  });
+
   test('paths come out in Kubernetes order: members of a level first, then below each child', () => {
     const set = setOf(p('f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"b"}'), p('f:spec', 'f:replicas'), p('f:metadata', 'f:labels', 'f:z'), p('f:spec', 'f:paused'));
     assert.deepEqual(
@@ -115,6 +128,27 @@ const fromModel = (keys: Iterable<string>) => setOf(...[...keys].map((k) => JSON
 const modelOf = (set: FieldSet) => new Set(pathsOf(set).map(keyOf));
 const sorted = (keys: Iterable<string>) => [...keys].sort();
 
+/**
+ * What is wrong with a set's FieldsV1 form, if anything (the form the header of fieldset.ts
+ * describes, which managedFields carry): "." only in a member that has children, first and empty;
+ * a member leaf is {}; the root never holds ".".
+ */
+function formProblem(set: FieldSet, where = ''): string | undefined {
+  const keys = Object.keys(set);
+  if (keys.includes('.')) {
+    if (where === '') return 'a "." at the root';
+    if (keys[0] !== '.') return `${where}: "." is not first`;
+    if (keys.length === 1) return `${where}: a "." without children`;
+    if (Object.keys(set['.']!).length !== 0) return `${where}: a "." with content`;
+  }
+  for (const key of keys) {
+    if (key === '.') continue;
+    const problem = formProblem(set[key]!, `${where}/${key}`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 describe('field set properties', () => {
   test('a set holds exactly the paths put in it, each listed once', () => {
     fc.assert(
@@ -125,6 +159,7 @@ describe('field set properties', () => {
         assert.equal(new Set(listed).size, listed.length, 'no path twice');
         assert.equal(hasPath(set, probe), model(paths).has(keyOf(probe)));
         assert.equal(isEmptySet(set), paths.length === 0);
+        assert.equal(formProblem(set), undefined);
       }),
       { numRuns: 300 },
     );
@@ -155,6 +190,7 @@ describe('field set properties', () => {
         assert.deepEqual(u, fromModel(modelOf(u)));
         assert.deepEqual(i, fromModel(modelOf(i)));
         assert.deepEqual(d, fromModel(modelOf(d)));
+        for (const [what, result] of [['union', u], ['intersection', i], ['difference', d]] as const) assert.equal(formProblem(result), undefined, what);
         assert.deepEqual(a, setOf(...pa), 'a is not modified');
         assert.deepEqual(b, setOf(...pb), 'b is not modified');
       }),
