@@ -63,6 +63,10 @@ describe('field sets in FieldsV1 form', () => {
     assert.equal(isEmptySet(readFieldsV1({ '.': {} })), true);
     assert.equal(hasPath(sent, []), false);
     assert.equal(setsEqual(union(sent, setOf(p('f:b'))), setOf(p('f:a'), p('f:b'))), true);
+    // Sets that share subtrees (as union's result shares its inputs') compare by their paths.
+    const shared = setOf(p('f:a', 'f:b'), p('f:c'));
+    assert.equal(setsEqual({ ...shared }, shared), true);
+    assert.equal(setsEqual(union(shared, setOf(p('f:d'))), setOf(p('f:a', 'f:b'), p('f:c'), p('f:d'))), true);
     // Below the root a "." is membership.
     assert.equal(setsEqual(setOf(p('f:a'), p('f:a', 'f:b')), setOf(p('f:a', 'f:b'))), false);
   });
