@@ -124,6 +124,7 @@ describe('isResetManagedFields', () => {
     [[{}, {}], false],
     [[null], false],
     [['x'], false],
+    [[5], false],
     [undefined, false],
     [null, false],
     [{}, false],
@@ -170,15 +171,15 @@ describe('encodeManagedFields', () => {
   test('an entry without a subresource comes before one with any subresource', () => {
     const time = '2026-01-01T00:00:00Z';
     for (const subresource of ['A', 'status', '~']) {
-      const managed: Managed = new Map([
-        [updater('m', 'v1', subresource), vs(owns('a'), { time })],
-        [updater('m', 'v1'), vs(owns('b'), { time })],
-      ]);
-      assert.deepEqual(
-        encodeManagedFields(managed)!.map((e) => e.subresource),
-        [undefined, subresource],
-        subresource,
-      );
+      const withSubresource = [updater('m', 'v1', subresource), vs(owns('a'), { time })] as const;
+      const without = [updater('m', 'v1'), vs(owns('b'), { time })] as const;
+      for (const managed of [new Map([withSubresource, without]), new Map([without, withSubresource])]) {
+        assert.deepEqual(
+          encodeManagedFields(managed)!.map((e) => e.subresource),
+          [undefined, subresource],
+          subresource,
+        );
+      }
     }
   });
 });
