@@ -208,16 +208,23 @@ function copyChildren(set: FieldSet): FieldSet {
   return out;
 }
 
-/** Whether the two sets hold the same paths. */
+/** Whether the two sets hold the same paths (a root "." is ignored: the root is never a member). */
 export function setsEqual(a: FieldSet, b: FieldSet): boolean {
+  return a === b || childrenEqual(a, b);
+}
+
+function nodesEqual(a: FieldSet, b: FieldSet): boolean {
   if (a === b) return true;
-  if (isMember(a) !== isMember(b)) return false;
+  return isMember(a) === isMember(b) && childrenEqual(a, b);
+}
+
+function childrenEqual(a: FieldSet, b: FieldSet): boolean {
   let n = 0;
   for (const key in a) {
     if (key === SELF) continue;
     n++;
     const y = childOf(b, key);
-    if (y === undefined || !setsEqual(a[key]!, y)) return false;
+    if (y === undefined || !nodesEqual(a[key]!, y)) return false;
   }
   for (const key in b) if (key !== SELF) n--;
   return n === 0;

@@ -55,6 +55,7 @@ export function parseManagerIdentifier(id: string): ManagerInfo {
   let info = parsedIdentifiers.get(id);
   if (info === undefined) {
     info = parseIdentifier(id);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the bound only limits the cache's memory: clearing it sooner, later or never gives the same answers
     if (parsedIdentifiers.size >= 4096) parsedIdentifiers.clear();
     parsedIdentifiers.set(id, info);
   }
@@ -127,6 +128,11 @@ export function isResetManagedFields(entries: unknown): boolean {
   return Object.values(only).every((v) => v === undefined || v === null || v === '');
 }
 
+/** Code-unit order (Go's string comparison). */
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function seconds(time: string | undefined): number {
   if (time === undefined) return 0;
   const ms = Date.parse(time);
@@ -150,7 +156,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     entries.push(entry);
   }
   if (entries.length === 1) return entries;
-  const cmp = (a: string | undefined, b: string | undefined) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
+  const cmp = (a: string | undefined, b: string | undefined) => compareStrings(a ?? '', b ?? '');
   const at = new Map(entries.map((e) => [e, seconds(e.time)]));
   entries.sort(
     (p, q) =>
@@ -173,7 +179,7 @@ export const ANCIENT_CHANGES = 'ancient-changes';
 export function capUpdateManagers(managed: Managed, max: number): Managed {
   const updaters = [...managed.entries()].filter(([, vs]) => !vs.applied).map(([id]) => id);
   if (updaters.length <= max) return managed;
-  updaters.sort((a, b) => seconds(managed.get(a)!.time) - seconds(managed.get(b)!.time) || (a < b ? -1 : a > b ? 1 : 0));
+  updaters.sort((a, b) => seconds(managed.get(a)!.time) - seconds(managed.get(b)!.time) || compareStrings(a, b));
   const out = new Map(managed);
   const firstOfVersion = new Map<string, string>();
   let length = updaters.length;

@@ -67,7 +67,7 @@ describe('toFieldSet', () => {
 
   test('items without their keys are refused', () => {
     assert.throws(() => toFieldSet({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } }, deployment), (err: Error) => {
-      assert.ok(err instanceof TypedValueError);
+      assert.equal(err instanceof TypedValueError, true);
       assert.equal(err.message, '.spec.template.spec.containers: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)');
       return true;
     });

@@ -99,15 +99,15 @@ describe('parseFieldSelector: parsing and canonical printing', () => {
       { field: 'spec.x', operator: '=', value: 'a,b' },
       { field: 'status.phase', operator: '!=', value: 'Failed' },
     ]);
-    assert.ok(Object.isFrozen(s));
-    assert.ok(Object.isFrozen(s.requirements()));
-    assert.ok(s.requirements().every((r) => Object.isFrozen(r)));
+    assert.equal(Object.isFrozen(s), true);
+    assert.equal(Object.isFrozen(s.requirements()), true);
+    assert.equal(s.requirements().every((r) => Object.isFrozen(r)), true);
   });
 
   it('gives everything() for "" and for empty terms', () => {
-    assert.ok(parseFieldSelector('').isEmpty());
-    assert.ok(parseFieldSelector('').equals(FieldsSelector.everything()));
-    assert.ok(parseFieldSelector(',=,').equals(FieldsSelector.everything()));
+    assert.equal(parseFieldSelector('').isEmpty(), true);
+    assert.equal(parseFieldSelector('').equals(FieldsSelector.everything()), true);
+    assert.equal(parseFieldSelector(',=,').equals(FieldsSelector.everything()), true);
   });
 });
 
@@ -207,7 +207,7 @@ describe('FieldsSelector: everything, nothing, exact matches, add', () => {
     assert.equal(s.toString(), 'a=,b!=x\\,y');
     const t = s.add({ field: '', operator: '=', value: '' });
     assert.equal(t, s);
-    assert.ok(s.add({ field: 'c', operator: '=', value: '1' }).equals(parseFieldSelector('c=1,b!=x\\,y,a=')));
+    assert.equal(s.add({ field: 'c', operator: '=', value: '1' }).equals(parseFieldSelector('c=1,b!=x\\,y,a=')), true);
     assert.equal(s.toString(), 'a=,b!=x\\,y');
   });
 
@@ -223,7 +223,24 @@ describe('FieldsSelector: everything, nothing, exact matches, add', () => {
     assert.equal(s.toString(), 'metadata.name=a\\=b,metadata.namespace=default');
     assert.equal(s.matches({ 'metadata.name': 'a=b', 'metadata.namespace': 'default' }), true);
     assert.equal(s.matches({ 'metadata.name': 'a=b' }), false);
-    assert.ok(fieldSelectorFromSet({}).isEmpty());
+    assert.equal(fieldSelectorFromSet({}).isEmpty(), true);
+  });
+
+  it('isEmpty() only for a selector without requirements', () => {
+    assert.equal(parseFieldSelector('a=b').isEmpty(), false);
+    assert.equal(parseFieldSelector('a!=').isEmpty(), false);
+    assert.equal(FieldsSelector.everything().add({ field: 'a', operator: '=', value: '' }).isEmpty(), false);
+  });
+
+  it('equals() tells apart selectors that differ in a field, an operator, a value or a requirement', () => {
+    const s = parseFieldSelector('a=b,c=d');
+    assert.equal(s.equals(parseFieldSelector('c==d,a==b')), true);
+    for (const other of ['a=b', 'a=b,c=d,e=f', 'a=b,x=d', 'a=b,c!=d', 'a=b,c=x', 'x=b,c=d', 'a!=b,c=d', 'a=x,c=d', '']) {
+      assert.equal(s.equals(parseFieldSelector(other)), false, other);
+      assert.equal(parseFieldSelector(other).equals(s), false, `${other} (reversed)`);
+    }
+    assert.equal(parseFieldSelector('a=b').equals(parseFieldSelector('a=b,a=c')), false);
+    assert.equal(parseFieldSelector('a=b,a=c').equals(parseFieldSelector('a=b')), false);
   });
 
   it('lists requirements so a server can refuse unsupported fields', () => {

@@ -91,19 +91,19 @@ describe('parseLabelSelector: parsing and canonical printing', () => {
       { key: 'c', operator: '!', values: [] },
       { key: 'd', operator: '=', values: ['1'] },
     ]);
-    assert.ok(Object.isFrozen(s));
-    assert.ok(Object.isFrozen(s.requirements()));
-    assert.ok(s.requirements().every((r) => Object.isFrozen(r) && Object.isFrozen(r.values)));
+    assert.equal(Object.isFrozen(s), true);
+    assert.equal(Object.isFrozen(s.requirements()), true);
+    assert.equal(s.requirements().every((r) => Object.isFrozen(r) && Object.isFrozen(r.values)), true);
   });
 
   it('is deterministic regardless of input order', () => {
-    assert.ok(parseLabelSelector('x=a,a=x').equals(parseLabelSelector('a=x,x=a')));
+    assert.equal(parseLabelSelector('x=a,a=x').equals(parseLabelSelector('a=x,x=a')), true);
   });
 
   it('gives everything() for an empty string', () => {
     const s = parseLabelSelector('');
-    assert.ok(s.isEmpty());
-    assert.ok(s.equals(LabelsSelector.everything()));
+    assert.equal(s.isEmpty(), true);
+    assert.equal(s.equals(LabelsSelector.everything()), true);
   });
 });
 
@@ -278,13 +278,27 @@ describe('LabelsSelector: everything, nothing, exact matches', () => {
       assert.equal(parseLabelSelector(selector).requiresExactMatch(key), want);
     });
   }
+
+  it('equals() tells apart selectors that differ in a key, an operator, a value or a requirement', () => {
+    const s = parseLabelSelector('a=b,c in (x,y)');
+    assert.equal(s.equals(parseLabelSelector('c in (y,x),a=b')), true);
+    const others = ['a=b', 'a=b,c in (x,y),d', 'a=b,z in (x,y)', 'a=b,c notin (x,y)', 'a=b,c in (x)', 'a=b,c in (x,y,z)', 'a=b,c in (x,z)', 'a==b,c in (x,y)', 'a!=b,c in (x,y)', 'a=x,c in (x,y)', 'z=b,c in (x,y)', ''];
+    for (const other of others) {
+      assert.equal(s.equals(parseLabelSelector(other)), false, other);
+      assert.equal(parseLabelSelector(other).equals(s), false, `${other} (reversed)`);
+    }
+    assert.equal(parseLabelSelector('a>1').equals(parseLabelSelector('a<1')), false);
+    assert.equal(parseLabelSelector('a').equals(parseLabelSelector('!a')), false);
+    assert.equal(LabelsSelector.nothing().equals(LabelsSelector.everything()), false);
+    assert.equal(LabelsSelector.nothing().equals(LabelsSelector.nothing()), true);
+  });
 });
 
 describe('labelRequirement and add', () => {
   it('builds and sorts requirements', () => {
     const s = LabelsSelector.everything().add(labelRequirement('b', 'in', ['y', 'x', 'x']), labelRequirement('a', '!'));
     assert.equal(s.toString(), '!a,b in (x,y)');
-    assert.ok(s.equals(parseLabelSelector('b in (x,y),!a')));
+    assert.equal(s.equals(parseLabelSelector('b in (x,y),!a')), true);
     // add keeps the receiver unchanged.
     const t = s.add(labelRequirement('a', '=', ['1']));
     assert.equal(s.toString(), '!a,b in (x,y)');
@@ -364,16 +378,16 @@ describe('structured selectors', () => {
     it(`${JSON.stringify(structured)} → ${JSON.stringify(canonical)}`, () => {
       const s = labelSelectorAsSelector(structured);
       assert.equal(s.toString(), canonical);
-      assert.ok(s.equals(parseLabelSelector(canonical)));
+      assert.equal(s.equals(parseLabelSelector(canonical)), true);
       assert.ok(labelSelectorAsSelector(s.toLabelSelector()).equals(s), 'structured round trip');
     });
   }
 
   it('null and undefined match nothing; {} matches everything', () => {
-    assert.ok(labelSelectorAsSelector(null).matchesNothing());
-    assert.ok(labelSelectorAsSelector(undefined).matchesNothing());
+    assert.equal(labelSelectorAsSelector(null).matchesNothing(), true);
+    assert.equal(labelSelectorAsSelector(undefined).matchesNothing(), true);
     assert.equal(labelSelectorAsSelector(null).matches({}), false);
-    assert.ok(labelSelectorAsSelector({}).isEmpty());
+    assert.equal(labelSelectorAsSelector({}).isEmpty(), true);
     assert.equal(labelSelectorAsSelector({}).matches({ any: 'thing' }), true);
   });
 
@@ -464,7 +478,7 @@ describe('labelSelectorFromSet', () => {
     assert.equal(s.toString(), 'app=web,tier=front');
     assert.equal(s.matches({ app: 'web', tier: 'front', extra: 'x' }), true);
     assert.equal(s.matches({ app: 'web' }), false);
-    assert.ok(labelSelectorFromSet({}).isEmpty());
+    assert.equal(labelSelectorFromSet({}).isEmpty(), true);
   });
   it('validates', () => {
     assert.throws(() => labelSelectorFromSet({ a: 'b c' }), badRequest(`values[0][a]: Invalid value: "b c": ${LABEL_VALUE_MSG}`));
@@ -535,8 +549,8 @@ describe('properties', () => {
     fc.assert(
       fc.property(structured, (ls) => {
         const s = labelSelectorAsSelector(ls);
-        assert.ok(labelSelectorAsSelector(s.toLabelSelector()).equals(s));
-        assert.ok(parseLabelSelector(s.toString()).equals(s));
+        assert.equal(labelSelectorAsSelector(s.toLabelSelector()).equals(s), true);
+        assert.equal(parseLabelSelector(s.toString()).equals(s), true);
       }),
       { numRuns: 300 },
     );

@@ -55,7 +55,12 @@ export interface LabelSelector {
 // ---------------------------------------------------------------------------------------------
 // Requirements
 
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Code-unit order, for sorting (its only use). */
+function compareStrings(a: string, b: string): number {
+  if (a < b) return -1;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: V8's sort (Node's) only asks whether a comparison is below 0, so 1 and 0 sort alike here
+  return a > b ? 1 : 0;
+}
 
 /** Requirements built here (already valid and frozen), so `add` need not check them again. */
 const validated = new WeakSet<LabelRequirement>();
