@@ -83,6 +83,11 @@ const modules = {
     what: 'store-memory, then store-sqlite',
     parts: ['store-memory', 'store-sqlite'],
   },
+  'guaranteed-update': {
+    what: "the API server's one read-change-write loop (guaranteedUpdate)",
+    mutate: ['packages/apiserver/src/storage/guaranteed.ts'],
+    tests: () => tests('packages/apiserver/src/storage', /^guaranteed\.test\.ts$/),
+  },
   watchcache: {
     what: "the API server's watch cache",
     mutate: ['cache', 'filter', 'queue'].map((f) => `packages/apiserver/src/watchcache/${f}.ts`),

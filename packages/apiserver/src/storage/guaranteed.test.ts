@@ -29,7 +29,8 @@ function setup(store: Store = new MemoryStore()) {
   return { store, storage, key, configMap, dataOf, concurrentWrite, adding };
 }
 
-describe('guaranteedUpdate', () => {
+// A loop that never ends fails on this deadline (a mutant of the retry bound, say), not by hanging.
+describe('guaranteedUpdate', { timeout: 15_000 }, () => {
   it('a write that loses a race reads again and changes what is there now: nothing written meanwhile is lost', async () => {
     const { store, storage, key, configMap, dataOf, concurrentWrite, adding } = setup();
     await store.create(key, encode(configMap({ a: '1' })));
@@ -94,6 +95,52 @@ describe('guaranteedUpdate', () => {
     assert.deepEqual(seen[1]!.obj.data, { theirs: 'x' });
     assert.equal(typeof result, 'number');
     assert.deepEqual(await dataOf(), { theirs: 'x', mine: 'y' });
+  });
+
+  it("a create made meanwhile is retried when the storage's create says so too (its 409 AlreadyExists as an ApiError)", async () => {
+    const { store, storage, key, configMap, dataOf, adding } = setup();
+    const result = await guaranteedUpdate(
+      storage,
+      NS,
+      'cm',
+      async (current) => {
+        if (current !== undefined) return { write: adding(current, { mine: 'y' }) };
+        await store.create(key, encode(configMap({ theirs: 'x' })));
+        return { write: () => Promise.reject(ApiError.alreadyExists(storage.gr, 'cm')) };
+      },
+      { ignoreNotFound: true },
+    );
+    assert.equal(typeof result, 'number');
+    assert.deepEqual(await dataOf(), { theirs: 'x', mine: 'y' });
+  });
+
+  it('only a lost race is retried: another failure of a create, or AlreadyExists from a write over an object that was there, is the answer', async () => {
+    const { store, storage, key, configMap } = setup();
+    let attempts = 0;
+    await assert.rejects(
+      guaranteedUpdate(
+        storage,
+        NS,
+        'cm',
+        () => {
+          attempts++;
+          return { write: () => Promise.reject(new StoreError('Unavailable', 'the disk is full')) };
+        },
+        { ignoreNotFound: true },
+      ),
+      (err: unknown) => isApiError(err, 'ServiceUnavailable'),
+    );
+    assert.equal(attempts, 1, 'a create that fails for another reason is not retried');
+    await store.create(key, encode(configMap({})));
+    attempts = 0;
+    await assert.rejects(
+      guaranteedUpdate(storage, NS, 'cm', () => {
+        attempts++;
+        return { write: () => Promise.reject(new StoreError('AlreadyExists', 'exists')) };
+      }),
+      (err: unknown) => isApiError(err, 'AlreadyExists') && err.code === 409,
+    );
+    assert.equal(attempts, 1, 'AlreadyExists is a lost race only for a create');
   });
 
   it('without ignoreNotFound a missing object answers 404 and tryUpdate never runs', async () => {
