@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -105,7 +104,7 @@ describe('LogFile', () => {
     }
   });
 
-  it('a process logging to a full disk (/dev/full) keeps running and exits when it is done', { skip: !existsSync('/dev/full') && 'no /dev/full here' }, async () => {
+  it('a process logging to a full disk (/dev/full, which Linux always has) keeps running and exits when it is done', async () => {
     // pino's own file destination crashed the process on its first line here, and then hung at exit forever.
     const script = `
       const { createLogger } = await import(${JSON.stringify(logging)});
