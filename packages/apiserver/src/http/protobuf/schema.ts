@@ -1,27 +1,29 @@
 /**
- * The protobuf schema of the built-in kinds: the message definitions in defs/, parsed on first use
- * into one protobufjs Root, and the table from apiVersion + kind to the message of that kind.
+ * The protobuf schema of the built-in kinds: the message descriptors generated from Kubernetes
+ * 1.32's published definitions (generated/messages.ts, by `npm run gen:api` from
+ * data/kubernetes-v1.32), built on first use into one protobufjs Root, and the table from
+ * apiVersion + kind to the message of that kind.
  *
- * The definitions are `.proto` text with Kubernetes' package, message and field names and numbers.
- * Two field options are Setpoint's own and steer only the JSON side of the conversion (convert.ts):
- * - `(keep) = true` on a scalar: a zero value on the wire stays in JSON. Kubernetes' Go types write
- *   every non-pointer scalar, zero or not, and their JSON leaves out the zeros of `omitempty`
- *   fields; pointer fields and fields without `omitempty` keep them (`replicas: 0`,
- *   `ready: false`). On a list's `items`: always an array, `[]` when empty.
- * - `(inline) = true` on a message field: in JSON its fields are the parent's (Go's
- *   `json:",inline"`: Volume.volumeSource, Probe.handler, EphemeralContainer's common part,
- *   the LocalObjectReference inside key selectors and volume sources).
+ * Package, message and field names and numbers are Kubernetes'. Two field flags are Setpoint's
+ * own and steer only the JSON side of the conversion (convert.ts); the generator derives them from
+ * the Go struct tags of each field (data/kubernetes-v1.32/gofields.json):
+ * - keep ("k"): a zero value on the wire stays in JSON. Kubernetes' Go types write every
+ *   non-pointer scalar, zero or not, and their JSON leaves out the zeros of `omitempty` fields;
+ *   pointer fields and fields without `omitempty` keep them (`replicas: 0`, `ready: false`). On a
+ *   repeated field without `omitempty` (a list's `items`): always an array, `[]` when empty.
+ * - inline ("i"): in JSON the message field's fields are the parent's (Go's `json:",inline"`:
+ *   Volume.volumeSource, Probe.handler, EphemeralContainer's common part, the
+ *   LocalObjectReference inside key selectors and volume sources).
  */
 import protobuf from 'protobufjs';
-import { appsProto } from './defs/apps.js';
-import { authorizationProto } from './defs/authorization.js';
-import { autoscalingProto } from './defs/autoscaling.js';
-import { coordinationProto } from './defs/coordination.js';
-import { corePodProto } from './defs/core-pod.js';
-import { coreVolumeProto } from './defs/core-volume.js';
-import { coreProto } from './defs/core.js';
-import { intstrProto, metaV1Proto, resourceProto, runtimeProto } from './defs/meta.js';
-import { rbacProto } from './defs/rbac.js';
+import { messages } from './generated/messages.js';
+
+/**
+ * A message's fields as the generator writes them: [name, number, type, flags?] — type a scalar
+ * or a message's full name (of a map: its values' type; keys are strings); flags: "r" repeated,
+ * "m" map, "k" keep, "i" inline.
+ */
+export type MessageFields = ReadonlyArray<readonly [name: string, id: number, type: string, flags?: string]>;
 
 export type MessageType = protobuf.Type;
 
@@ -82,18 +84,54 @@ export interface ProtobufSchema {
 let schema: ProtobufSchema | undefined;
 
 /**
- * The schema, parsed on the first call (a few milliseconds) and shared afterwards. Throws only if
- * the definitions in defs/ are malformed, which the tests rule out.
+ * The schema, built on the first call and shared afterwards: the messages the kinds of KINDS, the
+ * envelope and the meta kinds reach, not all of generated/. Throws only if the generated
+ * descriptors are malformed, which the tests rule out.
  */
 export function protobufSchema(): ProtobufSchema {
   schema ??= parseSchema();
   return schema;
 }
 
+/** The messages `roots` refer to, directly or through their fields, with themselves. */
+function reachable(roots: Iterable<string>): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...roots];
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const [, , valueType] of messages[name] ?? []) if (valueType.includes('.') && !seen.has(valueType)) pending.push(valueType);
+  }
+  return seen;
+}
+
 function parseSchema(): ProtobufSchema {
   const root = new protobuf.Root();
-  for (const source of [runtimeProto, intstrProto, resourceProto, metaV1Proto, coreProto, corePodProto, coreVolumeProto, appsProto, autoscalingProto, coordinationProto, rbacProto, authorizationProto]) {
-    protobuf.parse(source, root, { keepCase: true });
+  const needed = reachable([
+    'k8s.io.apimachinery.pkg.runtime.Unknown',
+    `${META_V1}.WatchEvent`,
+    ...[...META_KINDS].map((kind) => `${META_V1}.${kind}`),
+    ...messageNames.values(),
+  ]);
+  for (const fullName of needed) {
+    const fields = messages[fullName];
+    if (fields === undefined) throw new Error(`no protobuf message ${fullName} in generated/messages.ts`);
+    const dot = fullName.lastIndexOf('.');
+    const type = new protobuf.Type(fullName.slice(dot + 1));
+    for (const [name, id, valueType, flags = ''] of fields) {
+      // A message type as an absolute reference (leading dot), so that resolving does not look in
+      // the referring package first.
+      const typeName = valueType.includes('.') ? `.${valueType}` : valueType;
+      const options: Record<string, boolean> = {};
+      if (flags.includes('k')) options['(keep)'] = true;
+      if (flags.includes('i')) options['(inline)'] = true;
+      type.add(
+        flags.includes('m')
+          ? new protobuf.MapField(name, id, 'string', typeName, options)
+          : new protobuf.Field(name, id, typeName, flags.includes('r') ? 'repeated' : 'optional', undefined, options),
+      );
+    }
+    root.define(fullName.slice(0, dot)).add(type);
   }
   root.resolveAll();
   const types = new Map<string, MessageType>();

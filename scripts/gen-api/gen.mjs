@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// `npm run gen:api`: derives the built-in kinds' generated code from Kubernetes' published API
+// definitions kept as data in data/kubernetes-v1.32/ (see its README). The output is checked in;
+// `npm run gen:api -- --check` exits non-zero, naming the files, when any of it is stale (a test
+// runs it), so that a hand edit of generated output, or of the data without regenerating, fails.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { messagesModule, protobufMessages } from './protobuf.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const data = join(root, 'data/kubernetes-v1.32');
+const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+
+/** Every generated file: path from the repository root → its content. */
+export function generate() {
+  return {
+    'packages/apiserver/src/http/protobuf/generated/messages.ts': messagesModule(
+      protobufMessages(data),
+      'data/kubernetes-v1.32/proto and gofields.json',
+    ),
+  };
+}
+
+const files = generate();
+const stale = [];
+for (const [path, content] of Object.entries(files)) {
+  const target = join(root, path);
+  let current;
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === content) continue;
+  stale.push(relative(root, target));
+  if (!values.check) writeFileSync(target, content);
+}
+if (values.check) {
+  if (stale.length > 0) {
+    console.error(`generated files out of date (run npm run gen:api): ${stale.join(', ')}`);
+    process.exit(1);
+  }
+  console.log(`${Object.keys(files).length} generated files up to date`);
+} else {
+  console.log(stale.length === 0 ? 'generated files already up to date' : `wrote ${stale.join(', ')}`);
+}
