@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { definitionsModule, openapiDefinitions } from './openapi.mjs';
 import { messagesModule, protobufMessages } from './protobuf.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -18,6 +19,10 @@ export function generate() {
     'packages/apiserver/src/http/protobuf/generated/messages.ts': messagesModule(
       protobufMessages(data),
       'data/kubernetes-v1.32/proto and gofields.json',
+    ),
+    'packages/apiserver/src/registry/schemas/generated/definitions.ts': definitionsModule(
+      openapiDefinitions(data),
+      'data/kubernetes-v1.32/swagger.json and gofields.json',
     ),
   };
 }

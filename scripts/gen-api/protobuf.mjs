@@ -40,7 +40,8 @@ function fieldsOf(type, facts, problems) {
     const valueType = field.resolvedType === null ? field.type : field.resolvedType.fullName.slice(1);
     if (field.resolvedType === null && !SCALARS.has(field.type)) problems.push(`${field.fullName}: unknown type ${field.type}`);
     const go = goFields[field.name];
-    const [flags, jsonName] = go === undefined ? ['', undefined] : go.split(':');
+    const flags = go?.f ?? '';
+    const jsonName = go?.j;
     const scalar = field.resolvedType === null;
     let out = '';
     if (field.map) {

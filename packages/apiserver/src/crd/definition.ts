@@ -5,7 +5,7 @@
  * (CEL) rules.
  */
 import { FieldError, OMIT_VALUE, isDNS1035Label, isDNS1123Subdomain, type CustomResourceDefinition, type KubeObject, type Schema } from '@setpoint/api';
-import { atomicStringList, booleanField, conditionsField, int32Field, kindSchema, objectField, stringField } from '../registry/schemas/meta.js';
+import { publishedKindSchema } from '../registry/schemas/published.js';
 import type { ResourceDef } from '../registry/types.js';
 import { schemaCompileErrors } from './schemacheck.js';
 import { celRulePaths } from './structural.js';
@@ -13,92 +13,8 @@ import { compileValidator } from './validation.js';
 
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 
-const namesSchema = objectField(
-  'Resource and kind names.',
-  {
-    categories: atomicStringList('Groupings the resource belongs to ("all").'),
-    kind: stringField('The serialised kind, CamelCase.'),
-    listKind: stringField('The serialised kind of lists; defaults to kind + "List".'),
-    plural: stringField('The plural name, lower case: the URL segment.'),
-    shortNames: atomicStringList('Short names for the CLI.'),
-    singular: stringField('The singular name, lower case; defaults to the lower-cased kind.'),
-  },
-  ['plural', 'kind'],
-);
-
-const openAPISchema: Schema = { type: 'object', description: 'An OpenAPI v3 structural schema.', 'x-kubernetes-preserve-unknown-fields': true };
-
-const versionSchema = objectField(
-  'One version of the custom resource.',
-  {
-    additionalPrinterColumns: {
-      type: 'array',
-      description: 'Columns `kubectl get` prints.',
-      items: objectField(
-        'A printer column.',
-        {
-          description: stringField('What the column shows.'),
-          format: stringField('An OpenAPI format for the column.'),
-          jsonPath: stringField('A simple JSONPath evaluated against each object.'),
-          name: stringField('The column header.'),
-          priority: int32Field('0 prints always; higher only with -o wide.'),
-          type: stringField('integer, number, string, boolean or date.'),
-        },
-        ['name', 'type', 'jsonPath'],
-      ),
-      'x-kubernetes-list-type': 'atomic',
-    },
-    deprecated: booleanField('Whether this version is deprecated.'),
-    deprecationWarning: stringField('The warning returned to clients of a deprecated version.'),
-    name: stringField('The version name, e.g. "v1".'),
-    schema: objectField('The schema of this version.', { openAPIV3Schema: openAPISchema }),
-    served: booleanField('Whether this version is served.'),
-    storage: booleanField('Whether objects are stored in this version (exactly one).'),
-    subresources: objectField('Subresources of this version.', {
-      scale: objectField(
-        'The scale subresource.',
-        {
-          labelSelectorPath: stringField('JSONPath of the serialised label selector, under .status or .spec.'),
-          specReplicasPath: stringField('JSONPath of the desired replicas, under .spec.'),
-          statusReplicasPath: stringField('JSONPath of the observed replicas, under .status.'),
-        },
-        ['specReplicasPath', 'statusReplicasPath'],
-      ),
-      status: { type: 'object', description: 'Enables the status subresource.', 'x-kubernetes-preserve-unknown-fields': true },
-    }),
-  },
-  ['name', 'served', 'storage'],
-);
-
-export const crdSchema: Schema = kindSchema({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  description: 'Defines a custom resource kind served by the API server.',
-  required: ['spec'],
-  properties: {
-    spec: objectField(
-      'The kind being defined.',
-      {
-        conversion: objectField('How versions convert; Setpoint serves "None".', {
-          strategy: stringField('None or Webhook.'),
-          webhook: { type: 'object', description: 'Conversion webhook (not supported).', 'x-kubernetes-preserve-unknown-fields': true },
-        }),
-        group: stringField('The API group, a DNS subdomain with at least one dot.'),
-        names: namesSchema,
-        preserveUnknownFields: booleanField('Deprecated; must be false.'),
-        scope: stringField('Namespaced or Cluster.'),
-        versions: { type: 'array', description: 'The versions served.', items: versionSchema, 'x-kubernetes-list-type': 'atomic' },
-      },
-      ['group', 'names', 'scope', 'versions'],
-    ),
-    status: objectField('The observed state of the definition.', {
-      acceptedNames: namesSchema,
-      conditions: conditionsField('Conditions: NamesAccepted, Established, Terminating.'),
-      storedVersions: atomicStringList('Versions objects have been stored in.'),
-    }),
-  },
-});
+/** Kubernetes 1.32's published CustomResourceDefinition (openAPIV3Schema is any JSON there: published.ts). */
+export const crdSchema: Schema = publishedKindSchema('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition');
 
 function specOf(obj: KubeObject): CustomResourceDefinition['spec'] {
   const spec = obj.spec;
@@ -110,6 +26,9 @@ function defaultCrd(obj: KubeObject): void {
   const spec = specOf(obj);
   if (typeof obj.spec !== 'object' || obj.spec === null) return;
   spec.conversion ??= { strategy: 'None' };
+  // Field selectors on custom resources are not served: their declaration is dropped, as
+  // kube-apiserver drops it with the CustomResourceFieldSelectors feature off.
+  if (Array.isArray(spec.versions)) for (const v of spec.versions) if (typeof v === 'object' && v !== null) delete (v as { selectableFields?: unknown }).selectableFields;
   const names = spec.names as CustomResourceDefinition['spec']['names'] | undefined;
   if (names && typeof names.kind === 'string' && names.kind !== '') {
     names.singular ??= names.kind.toLowerCase();

@@ -1,7 +1,9 @@
 /**
- * The generated protobuf descriptors are what `npm run gen:api` derives from the data in
- * data/kubernetes-v1.32 (a hand edit of generated/, or new data without regenerating, fails here),
- * and they are Kubernetes' messages: field numbers and the JSON flags from the Go struct tags.
+ * Every generated file (these protobuf descriptors, the OpenAPI definitions of
+ * registry/schemas/generated) is what `npm run gen:api` derives from the data in
+ * data/kubernetes-v1.32 (a hand edit of generated output, or new data without regenerating, fails
+ * here); and the descriptors are Kubernetes' messages: field numbers, and the JSON flags from the
+ * Go struct tags.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

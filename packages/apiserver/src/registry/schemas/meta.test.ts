@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Schema } from '@setpoint/api';
 import { leaseSchema } from './coordination.js';
 import { configMapSchema, eventSchema, namespaceSchema, nodeSchema, secretSchema, serviceAccountSchema } from './core.js';
-import { conditionSchema, kindSchema, labelSelectorSchema, listSchema, objectMetaSchema, typeMetaProperties } from './meta.js';
+import { conditionSchema, labelSelectorSchema, objectMetaSchema, typeMetaProperties } from './meta.js';
 
 const props = (s: Schema | undefined): string[] => Object.keys(s?.properties ?? {}).sort();
 const at = (s: Schema, ...path: string[]): Schema => {
@@ -67,16 +67,6 @@ describe('meta schemas', () => {
     assert.deepEqual(conditionSchema.required, ['type', 'status', 'lastTransitionTime', 'reason', 'message']);
     assert.deepEqual(Object.keys(typeMetaProperties).sort(), ['apiVersion', 'kind']);
   });
-
-  it('kindSchema and listSchema name their kinds', () => {
-    const s = kindSchema({ group: 'apps', version: 'v1', kind: 'Thing', description: 'x', properties: { spec: { type: 'object' } }, required: ['spec'] });
-    assert.deepEqual(props(s), ['apiVersion', 'kind', 'metadata', 'spec']);
-    assert.deepEqual(s['x-kubernetes-group-version-kind'], [{ group: 'apps', version: 'v1', kind: 'Thing' }]);
-    assert.deepEqual(s.required, ['spec']);
-    const l = listSchema({ group: 'apps', version: 'v1', kind: 'Thing', itemSchema: s });
-    assert.deepEqual(l['x-kubernetes-group-version-kind'], [{ group: 'apps', version: 'v1', kind: 'ThingList' }]);
-    assert.equal(at(l, 'items', '[]'), s);
-  });
 });
 
 describe('kind schemas', () => {
@@ -133,7 +123,6 @@ describe('kind schemas', () => {
       'conditions',
       'config',
       'daemonEndpoints',
-      'declaredFeatures',
       'features',
       'images',
       'nodeInfo',
