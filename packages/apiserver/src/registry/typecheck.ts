@@ -53,7 +53,7 @@ export function checkTypes(obj: Record<string, unknown>, target: TypeCheckTarget
  */
 export function typeDecodingError(obj: Record<string, unknown>, target: TypeCheckTarget): string | undefined {
   try {
-    walkStruct(obj, { schema: target.schema, field: '', listed: false, parent: undefined, kind: target.kind }, []);
+    walkStruct(obj, { schema: target.schema, field: '', parent: undefined, kind: target.kind }, []);
     return undefined;
   } catch (err) {
     if (err instanceof TypeDecodingError) return err.goMessage;
@@ -104,73 +104,22 @@ function shapeOf(schema: Schema): Shape {
 
 const PACKAGELESS = /^[^.[\]]*\./;
 
-/** Go struct names of inline struct schemas that no shape rule derives, by "ParentStruct.field". */
-const FIELD_STRUCTS: Readonly<Record<string, string>> = {
-  'EnvVarSource.configMapKeyRef': 'ConfigMapKeySelector',
-  'EnvVarSource.secretKeyRef': 'SecretKeySelector',
-  'EnvFromSource.configMapRef': 'ConfigMapEnvSource',
-  'EnvFromSource.secretRef': 'SecretEnvSource',
-  'DeploymentStrategy.rollingUpdate': 'RollingUpdateDeployment',
-  'DeploymentStatus.conditions': 'DeploymentCondition',
-  'ReplicaSetStatus.conditions': 'ReplicaSetCondition',
-  'NodeAffinity.requiredDuringSchedulingIgnoredDuringExecution': 'NodeSelector',
-  'NodeAffinity.preferredDuringSchedulingIgnoredDuringExecution': 'PreferredSchedulingTerm',
-  'ContainerState.running': 'ContainerStateRunning',
-  'ContainerState.terminated': 'ContainerStateTerminated',
-  'ContainerState.waiting': 'ContainerStateWaiting',
-  'ContainerStatus.user': 'ContainerUser',
-  'ContainerUser.linux': 'LinuxContainerUser',
-  'ContainerRestartRule.exitCodes': 'ContainerRestartRuleOnExitCodes',
-  'PodSpec.os': 'PodOS',
-  'PodStatus.hostIPs': 'HostIP',
-  'PodStatus.podIPs': 'PodIP',
-  'PodStatus.resourceClaimStatuses': 'PodResourceClaimStatus',
-  'NodeStatus.daemonEndpoints': 'NodeDaemonEndpoints',
-  'NodeDaemonEndpoints.kubeletEndpoint': 'DaemonEndpoint',
-  'NodeStatus.config': 'NodeConfigStatus',
-  'NodeStatus.features': 'NodeFeatures',
-  'NodeSystemInfo.swap': 'NodeSwapStatus',
-  'EphemeralVolumeSource.volumeClaimTemplate': 'PersistentVolumeClaimTemplate',
-  'PersistentVolumeClaimSpec.resources': 'VolumeResourceRequirements',
-};
-
-/** Volume source fields whose Go struct is not simply `<Field>VolumeSource`. */
-const VOLUME_SOURCES: Readonly<Record<string, string>> = {
-  awsElasticBlockStore: 'AWSElasticBlockStoreVolumeSource',
-  cephfs: 'CephFSVolumeSource',
-  csi: 'CSIVolumeSource',
-  fc: 'FCVolumeSource',
-  flexVolume: 'FlexVolumeSource',
-  gcePersistentDisk: 'GCEPersistentDiskVolumeSource',
-  iscsi: 'ISCSIVolumeSource',
-  nfs: 'NFSVolumeSource',
-  rbd: 'RBDVolumeSource',
-  scaleIO: 'ScaleIOVolumeSource',
-  storageos: 'StorageOSVolumeSource',
-  vsphereVolume: 'VsphereVirtualDiskVolumeSource',
-};
-
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-/** The name of the Go struct a struct schema decodes into, reached through `field` of `parent`. */
-function structName(schema: Schema, field: string, parent: string, parentIsTop: boolean, listed: boolean): string {
+/**
+ * The name of the Go struct a struct schema decodes into: the one recorded beside the schema
+ * (every built-in kind's tree records its Go types: schemas/published.ts), else one made from the
+ * field's name.
+ */
+function structName(schema: Schema, field: string): string {
   const recorded = recordedGoType(schema);
-  if (recorded !== undefined) return recorded.replace(PACKAGELESS, '');
-  const known = FIELD_STRUCTS[`${parent}.${field}`];
-  if (known !== undefined) return known;
-  if (parent === 'Volume') return VOLUME_SOURCES[field] ?? `${pascal(field)}VolumeSource`;
-  if (parent === 'VolumeProjection') return `${pascal(field)}Projection`;
-  if (parentIsTop && (field === 'spec' || field === 'status')) return `${parent}${field === 'spec' ? 'Spec' : 'Status'}`;
-  let base = field;
-  if (listed && base.endsWith('ies')) base = `${base.slice(0, -3)}y`;
-  else if (listed && base.endsWith('s') && !base.endsWith('ss')) base = base.slice(0, -1);
-  return pascal(base);
+  return recorded !== undefined ? recorded.replace(PACKAGELESS, '') : pascal(field);
 }
 
 /** Go's name of the type `schema` decodes into ("int32", "[]v1.Container", "map[string]string"). */
-function goTypeName(schema: Schema, field: string, parent: string, parentIsTop: boolean, listed = false): string {
+function goTypeName(schema: Schema, field: string): string {
   const recorded = recordedGoType(schema);
   if (recorded !== undefined) return recorded;
   switch (shapeOf(schema)) {
@@ -189,13 +138,13 @@ function goTypeName(schema: Schema, field: string, parent: string, parentIsTop: 
     case 'intOrString':
       return 'intstr.IntOrString';
     case 'array':
-      return `[]${schema.items === undefined ? 'interface {}' : goTypeName(schema.items, field, parent, parentIsTop, true)}`;
+      return `[]${schema.items === undefined ? 'interface {}' : goTypeName(schema.items, field)}`;
     case 'map': {
       const extra = schema.additionalProperties;
-      return `map[string]${typeof extra === 'object' ? goTypeName(extra, field, parent, parentIsTop) : 'interface {}'}`;
+      return `map[string]${typeof extra === 'object' ? goTypeName(extra, field) : 'interface {}'}`;
     }
     case 'struct':
-      return `v1.${structName(schema, field, parent, parentIsTop, listed)}`;
+      return `v1.${structName(schema, field)}`;
     default:
       return 'interface {}';
   }
@@ -254,9 +203,8 @@ function zeroValue(schema: Schema): unknown {
  */
 interface StructFrame {
   readonly schema: Schema;
-  /** The field this struct was reached through ('' at the top), and whether through a list. */
+  /** The field this struct was reached through ('' at the top). */
   readonly field: string;
-  readonly listed: boolean;
   readonly parent: StructFrame | undefined;
   /** The kind (the top struct's name). */
   readonly kind: string;
@@ -264,53 +212,53 @@ interface StructFrame {
 
 function frameName(frame: StructFrame): string {
   if (frame.parent === undefined) return frame.kind;
-  return structName(frame.schema, frame.field, frameName(frame.parent), frame.parent.parent === undefined, frame.listed);
+  return structName(frame.schema, frame.field);
 }
 
 /** Throws Go's UnmarshalTypeError for `what` ("object", "number 1.5") found where `schema` belongs. */
-function refuseValue(what: string, schema: Schema, frame: StructFrame, fields: readonly string[], listed: boolean): never {
+function refuseValue(what: string, schema: Schema, frame: StructFrame, fields: readonly string[]): never {
   const struct = frameName(frame);
-  const type = goTypeName(schema, fields[fields.length - 1] ?? '', struct, frame.parent === undefined, listed);
+  const type = goTypeName(schema, fields[fields.length - 1] ?? '');
   throw new TypeDecodingError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${fields.join('.')} of type ${type}`);
 }
 
 /**
  * Checks `value` (not null) against `schema`, replacing nulls inside it. `frame` is the innermost
  * struct and `fields` the JSON field names from the root (Go's path: list elements and map values
- * add nothing to it); `listed` says `value` is a list element.
+ * add nothing to it).
  */
-function walkValue(value: unknown, schema: Schema, frame: StructFrame, fields: string[], listed: boolean): void {
+function walkValue(value: unknown, schema: Schema, frame: StructFrame, fields: string[]): void {
   const shape = shapeOf(schema);
   switch (shape) {
     case 'any':
       return;
     case 'string':
-      if (typeof value !== 'string') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (typeof value !== 'string') refuseValue(jsonKind(value), schema, frame, fields);
       return;
     case 'int32':
     case 'int64':
-      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
-      if (!fitsInteger(value as number, shape === 'int32' ? 32 : 64)) refuseValue(numberText(value as number), schema, frame, fields, listed);
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields);
+      if (!fitsInteger(value as number, shape === 'int32' ? 32 : 64)) refuseValue(numberText(value as number), schema, frame, fields);
       return;
     case 'float64':
-      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
-      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields, listed);
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields);
+      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields);
       return;
     case 'bool':
-      if (typeof value !== 'boolean') refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (typeof value !== 'boolean') refuseValue(jsonKind(value), schema, frame, fields);
       return;
     case 'quantity':
       if (typeof value === 'string') return;
-      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
-      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields, listed);
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields);
+      if (!Number.isFinite(value)) refuseValue(numberText(value as number), schema, frame, fields);
       return;
     case 'intOrString':
       if (typeof value === 'string') return;
-      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields, listed);
-      if (!fitsInteger(value as number, 32)) refuseValue(numberText(value as number), schema, frame, fields, listed);
+      if (typeof value !== 'number') refuseValue(jsonKind(value), schema, frame, fields);
+      if (!fitsInteger(value as number, 32)) refuseValue(numberText(value as number), schema, frame, fields);
       return;
     case 'array': {
-      if (!Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (!Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields);
       const items = schema.items;
       if (items === undefined) return;
       const list = value as unknown[];
@@ -320,12 +268,12 @@ function walkValue(value: unknown, schema: Schema, frame: StructFrame, fields: s
           if (zero !== null) list[i] = zero;
           continue;
         }
-        walkValue(list[i], items, frame, fields, true);
+        walkValue(list[i], items, frame, fields);
       }
       return;
     }
     case 'map': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields);
       const extra = schema.additionalProperties;
       if (typeof extra !== 'object') return;
       const map = value as Record<string, unknown>;
@@ -335,13 +283,13 @@ function walkValue(value: unknown, schema: Schema, frame: StructFrame, fields: s
           if (zero !== null) map[key] = zero;
           continue;
         }
-        walkValue(map[key], extra, frame, fields, false);
+        walkValue(map[key], extra, frame, fields);
       }
       return;
     }
     case 'struct': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields, listed);
-      const inner: StructFrame = { schema, field: fields[fields.length - 1] ?? '', listed, parent: frame, kind: frame.kind };
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseValue(jsonKind(value), schema, frame, fields);
+      const inner: StructFrame = { schema, field: fields[fields.length - 1] ?? '', parent: frame, kind: frame.kind };
       walkStruct(value as Record<string, unknown>, inner, fields);
       return;
     }
@@ -362,7 +310,7 @@ function walkStruct(obj: Record<string, unknown>, frame: StructFrame, fields: st
     }
     if (value === undefined) continue;
     fields.push(key);
-    walkValue(value, child, frame, fields, false);
+    walkValue(value, child, frame, fields);
     fields.pop();
   }
 }
