@@ -687,6 +687,13 @@ export interface PodTemplateSpec {
   spec?: PodSpec;
 }
 
+/** A pod template stored on its own (core/v1 PodTemplate); nothing acts on it but its clients. */
+export interface PodTemplate extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'PodTemplate';
+  template?: PodTemplateSpec;
+}
+
 /** The body of POST pods/{name}/binding: assigns the pod to the node `target.name`. */
 export interface Binding extends KubeObject {
   apiVersion?: 'v1';

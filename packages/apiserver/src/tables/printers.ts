@@ -12,7 +12,7 @@ import { nodePrinter } from './node.js';
 import { podPrinter } from './pod.js';
 import { roleBindingPrinter, rolePrinter } from './rbac.js';
 import type { TablePrinter } from './table.js';
-import { deploymentPrinter, replicaSetPrinter, scalePrinter } from './workloads.js';
+import { deploymentPrinter, podTemplatePrinter, replicaSetPrinter, scalePrinter } from './workloads.js';
 
 /** NAME and AGE (a "date" column whose cells the server renders as ages, like "5m2s"). */
 export const defaultPrinter: TablePrinter = {
@@ -35,6 +35,7 @@ const printers: ReadonlyMap<string, TablePrinter> = new Map([
   ['/secrets', secretPrinter],
   ['/serviceaccounts', serviceAccountPrinter],
   ['/events', eventPrinter],
+  ['/podtemplates', podTemplatePrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
   ['coordination.k8s.io/leases', leasePrinter],

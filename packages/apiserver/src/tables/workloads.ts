@@ -1,7 +1,8 @@
 /**
  * Workloads as kubectl prints them: deployments (printDeployment: NAME READY UP-TO-DATE AVAILABLE
  * AGE), replicasets (printReplicaSet: NAME DESIRED CURRENT READY AGE), both with -o wide
- * CONTAINERS IMAGES SELECTOR; and the scale subresource (printScale: NAME DESIRED AVAILABLE AGE).
+ * CONTAINERS IMAGES SELECTOR; podtemplates (printPodTemplate: NAME CONTAINERS IMAGES POD LABELS);
+ * and the scale subresource (printScale: NAME DESIRED AVAILABLE AGE).
  */
 import { labelSelectorAsSelector, type KubeObject, type LabelSelector } from '@setpoint/api';
 import { ageColumn, column, int, layoutContainerCells, nameColumn, record, str } from './columns.js';
@@ -109,5 +110,30 @@ export const scalePrinter: TablePrinter = {
         timestampSince(obj.metadata.creationTimestamp, now),
       ],
     };
+  },
+};
+
+/** A label map as labels.FormatLabels writes it: "k=v" sorted by key, comma-separated; "<none>" when empty. */
+export function formatLabels(labels: unknown): string {
+  const entries = Object.entries(record(labels) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string');
+  if (entries.length === 0) return '<none>';
+  return entries
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+/** podtemplates (v1, printPodTemplate): NAME CONTAINERS IMAGES POD LABELS, no age. */
+export const podTemplatePrinter: TablePrinter = {
+  columns: [
+    nameColumn(),
+    column('Containers', 'string', CONTAINERS_DESCRIPTION),
+    column('Images', 'string', IMAGES_DESCRIPTION),
+    column('Pod Labels', 'string', 'The labels for the pod template.'),
+  ],
+  row(obj) {
+    const template = record(obj['template']);
+    const { names, images } = layoutContainerCells(record(template?.['spec']));
+    return { cells: [str(obj.metadata.name), names, images, formatLabels(record(template?.['metadata'])?.['labels'])] };
   },
 };

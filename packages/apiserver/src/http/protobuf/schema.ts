@@ -34,7 +34,7 @@ const KINDS: ReadonlyArray<{ readonly apiVersion: string; readonly pkg: string; 
   {
     apiVersion: 'v1',
     pkg: 'k8s.io.api.core.v1',
-    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Event', 'ServiceAccount', 'Node', 'Pod'].flatMap((k) => [k, `${k}List`]).concat('Binding'),
+    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Event', 'ServiceAccount', 'Node', 'Pod', 'PodTemplate'].flatMap((k) => [k, `${k}List`]).concat('Binding'),
   },
   { apiVersion: 'apps/v1', pkg: 'k8s.io.api.apps.v1', kinds: ['Deployment', 'DeploymentList', 'ReplicaSet', 'ReplicaSetList'] },
   { apiVersion: 'coordination.k8s.io/v1', pkg: 'k8s.io.api.coordination.v1', kinds: ['Lease', 'LeaseList'] },

@@ -13,9 +13,10 @@ describe('coreResources and coordinationResources', () => {
     { resource: 'events', kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'] },
     { resource: 'serviceaccounts', kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'] },
     { resource: 'nodes', kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'] },
+    { resource: 'podtemplates', kind: 'PodTemplate', singular: 'podtemplate', namespaced: true, shortNames: undefined },
   ];
 
-  it('serves the six core kinds with their names and scope', () => {
+  it('serves the core kinds besides pods with their names and scope', () => {
     assert.deepEqual(
       coreResources.map((d) => ({ resource: d.resource, kind: d.kind, singular: d.singular, namespaced: d.namespaced, shortNames: d.shortNames })),
       expected,

@@ -1,16 +1,17 @@
 /**
  * The core/v1 kinds served besides pods and services: namespaces, configmaps, secrets, events,
- * serviceaccounts and nodes.
+ * serviceaccounts, nodes and podtemplates.
  */
 import type { ResourceDef } from '../types.js';
 import { configMapResource } from './configmap.js';
 import { eventResource } from './event.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource } from './node.js';
+import { podTemplateResource } from './podtemplate.js';
 import { secretResource } from './secret.js';
 import { serviceAccountResource } from './serviceaccount.js';
 
-/** namespaces, configmaps, secrets, events, serviceaccounts and nodes (group "", version v1). */
+/** namespaces, configmaps, secrets, events, serviceaccounts, nodes and podtemplates (group "", version v1). */
 export const coreResources: ResourceDef[] = [
   namespaceResource,
   configMapResource,
@@ -18,4 +19,5 @@ export const coreResources: ResourceDef[] = [
   eventResource,
   serviceAccountResource,
   nodeResource,
+  podTemplateResource,
 ];
