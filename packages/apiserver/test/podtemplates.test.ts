@@ -136,10 +136,10 @@ describe('podtemplates', () => {
     assert.match(await kubectlOk(srv, 'get', 'podtemplates'), /^nginx\s+nginx\s+nginx:1\.27\s+app=nginx$/m);
     const explain = await kubectlOk(srv, 'explain', 'podtemplate.template');
     assert.match(explain, /^KIND:\s+PodTemplate$/m);
-    // Kubernetes' own description of the field's type; its fields (kubectl names them <Object>:
-    // /openapi/v3 serves inline trees, not named components).
+    // Fields named by their Go types, as /openapi/v3 refers to Kubernetes' definitions by name.
+    assert.match(explain, /^FIELD:\s+template <PodTemplateSpec>$/m);
     assert.match(explain, /PodTemplateSpec describes the data a pod should have when created from a\s+template/);
-    assert.match(explain, /^ {2}spec\s+<Object>$/m);
+    assert.match(explain, /^ {2}spec\s+<PodSpec>$/m);
     assert.match(await kubectlOk(srv, 'delete', 'podtemplate', 'nginx'), /^podtemplate "nginx" deleted$/m);
   });
 });

@@ -3,11 +3,13 @@
  * each document has, per kind, the collection and item paths with their operations — the PATCH
  * operation carrying x-kubernetes-group-version-kind and a fieldValidation parameter, which is
  * how kubectl learns that the server validates fields itself — and the kind's schema under
- * components.schemas with x-kubernetes-group-version-kind, which `kubectl explain` reads.
+ * components.schemas with x-kubernetes-group-version-kind, which `kubectl explain` reads, beside
+ * the published definitions it refers to.
  */
 import { createHash } from 'node:crypto';
 import type { Schema } from '@setpoint/api';
 import type { Registry } from '../registry/registry.js';
+import { definitionName } from '../registry/schemas/published.js';
 import { groupVersion, type ResourceDef } from '../registry/types.js';
 
 /** The document path of a group/version: "api/v1" or "apis/apps/v1". */
@@ -57,13 +59,36 @@ export function schemaName(def: Pick<ResourceDef, 'group' | 'version' | 'kind' |
   return `io.k8s.api.${group}.${def.version}.${def.kind}`;
 }
 
+/**
+ * `schema` with every nested schema that is a published definition's tree replaced by a reference
+ * to it, the definition added to `components` (once), as kube-apiserver publishes its documents:
+ * `{ allOf: [{ $ref }] }`, whose name `kubectl explain` prints (`template <PodTemplateSpec>`).
+ * Custom resources' schemas have no such trees and stay inline.
+ */
+function withReferences(schema: Schema, components: Record<string, Schema>): Schema {
+  const nested = (child: Schema): Schema => {
+    const name = definitionName(child);
+    if (name === undefined) return withReferences(child, components);
+    if (components[name] === undefined) {
+      components[name] = {}; // a placeholder first: a definition may refer to itself
+      components[name] = withReferences(child, components);
+    }
+    return { allOf: [{ $ref: `#/components/schemas/${name}` }] };
+  };
+  const out: Schema = { ...schema };
+  if (schema.properties !== undefined) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, nested(v)]));
+  if (schema.items !== undefined) out.items = nested(schema.items);
+  if (typeof schema.additionalProperties === 'object') out.additionalProperties = nested(schema.additionalProperties);
+  return out;
+}
+
 function buildDocument(defs: ResourceDef[]): object {
   const schemas: Record<string, Schema> = {};
   const paths: Record<string, object> = {};
   for (const def of defs) {
-    const name = schemaName(def);
+    const name = definitionName(def.schema) ?? schemaName(def);
     const gvk = { group: def.group, version: def.version, kind: def.kind };
-    schemas[name] = { ...def.schema, 'x-kubernetes-group-version-kind': [gvk] };
+    schemas[name] = { ...withReferences(def.schema, schemas), 'x-kubernetes-group-version-kind': [gvk] };
     const ref = { $ref: `#/components/schemas/${name}` };
     const base = def.group === '' ? `/api/${def.version}` : `/apis/${groupVersion(def)}`;
     const collection = def.namespaced ? `${base}/namespaces/{namespace}/${def.resource}` : `${base}/${def.resource}`;

@@ -62,6 +62,15 @@ function goTypeName(name: string): string {
 }
 
 const trees = new Map<string, Schema>();
+const names = new WeakMap<Schema, string>();
+
+/**
+ * The name of the published definition `schema` is the tree of ("io.k8s.api.core.v1.PodSpec"),
+ * or undefined for any other schema (a field's own copy, a custom resource's schema).
+ */
+export function definitionName(schema: Schema): string | undefined {
+  return names.get(schema);
+}
 
 /**
  * The inline tree of the published definition `name` ("io.k8s.api.core.v1.Pod"), built on first
@@ -76,12 +85,14 @@ export function publishedSchema(name: string): Schema {
   if (special !== undefined) {
     tree = goType(goTypeName(name), { ...special(), ...(def.description === undefined ? {} : { description: def.description }) });
     trees.set(name, tree);
+    names.set(tree, name);
     return tree;
   }
   const out: Schema = {};
   // Registered before its fields are built: a definition that refers to itself (none outside the
   // special ones today) shares the tree instead of recursing forever.
   trees.set(name, goType(goTypeName(name), out));
+  names.set(out, name);
   Object.assign(out, convert(def));
   return out;
 }
