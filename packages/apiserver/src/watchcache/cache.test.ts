@@ -425,7 +425,7 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     await withCache({ clock, waitForFreshMs: 3_000 }, async (cache, store) => {
       const current = await putIn(store, cmIn('ns', 'a'));
-      await cache.list(namespaceFilter(''), current);
+      await within(cache.list(namespaceFilter(''), current), 2000, 'the cache did not reach the write');
       const listing = cache.list(namespaceFilter(''), current + 10);
       let settled = false;
       listing.then(
@@ -758,7 +758,7 @@ describe('WatchCache (behaviour)', () => {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
       const seen = await putIn(base, cmIn('ns', 'b'));
-      await cache.list(namespaceFilter(''), seen);
+      await within(cache.list(namespaceFilter(''), seen), 2000, 'the cache did not reach the write');
       faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: seen }), undefined, true);
       faulty.failList(new Error('list failed'));
       await putIn(base, cmIn('ns', 'c')); // seen
@@ -768,7 +768,7 @@ describe('WatchCache (behaviour)', () => {
       await clock.advance(999);
       assert.equal(faulty.lists, lists, 'not before a second');
       await clock.advance(1);
-      const { items, rv } = await cache.list(namespaceFilter(''), lost);
+      const { items, rv } = await within(cache.list(namespaceFilter(''), lost), 2000, 'the relisted cache did not reach the deletion');
       assert.deepEqual(items.map((o) => o.metadata.name), ['b', 'c']);
       assert.ok(rv >= lost);
     } finally {
@@ -1068,7 +1068,7 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     await withCache({ clock, waitForFreshMs: 3_000 }, async (cache, store) => {
       const start = await putIn(store, cmIn('ns', 'a'));
-      await cache.list(namespaceFilter(''), start);
+      await within(cache.list(namespaceFilter(''), start), 2000, 'the cache did not reach the write');
       let released: number | undefined;
       const listing = cache.list(namespaceFilter(''), start + 2);
       void listing.then(({ rv }) => (released = rv));
