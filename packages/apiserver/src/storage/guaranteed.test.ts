@@ -10,7 +10,33 @@ import { ResourceStorage } from './rest.js';
 
 const NS = 'default';
 
-function setup(store: Store = new MemoryStore()) {
+/**
+ * `store` with every call answered after a turn of the event loop (setImmediate), as a store on a
+ * disk or a network answers: a retry loop that never ends then still lets timers run, so the
+ * suite's deadline fails the test instead of hanging the process on microtasks.
+ */
+function yielding(store: Store): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (prop === 'get' || prop === 'create' || prop === 'update' || prop === 'delete' || prop === 'list') {
+        return async (...args: unknown[]) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
+/** Fails the attempt (and so the call) when tryUpdate runs more than `max` times: retries are bounded. */
+function atMost(attempts: number, max: number): void {
+  if (attempts > max) throw new Error(`tryUpdate ran ${attempts} times, more than ${max}`);
+}
+
+function setup(store: Store = yielding(new MemoryStore())) {
   const storage = new ResourceStorage(configMapResource, store, new WatchCache(store, configMapResource), () => Promise.resolve());
   const key = storage.key(NS, 'cm');
   const configMap = (data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: NS, uid: 'u1' }, data });
@@ -37,6 +63,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     const seen: Array<Record<string, string>> = [];
     await guaranteedUpdate(storage, NS, 'cm', async (current, attempt) => {
       seen.push(current.obj.data as Record<string, string>);
+      atMost(seen.length, 2);
       if (attempt === 0) await concurrentWrite({ a: '1', other: 'x' });
       return { write: adding(current, { mine: 'y' }) };
     });
@@ -51,6 +78,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     await assert.rejects(
       guaranteedUpdate(storage, NS, 'cm', async (current) => {
         attempts++;
+        atMost(attempts, 1);
         await concurrentWrite({ other: 'x' });
         return { write: adding(current, { mine: 'y' }), pinned: true };
       }),
@@ -67,6 +95,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     await assert.rejects(
       guaranteedUpdate(storage, NS, 'cm', async (current) => {
         attempts++;
+        atMost(attempts, MAX_CONFLICT_RETRIES + 1);
         await concurrentWrite({ n: String(attempts) });
         return { write: adding(current, { mine: 'y' }) };
       }),
@@ -84,6 +113,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
       'cm',
       async (current) => {
         seen.push(current);
+        atMost(seen.length, 2);
         if (current !== undefined) return { write: adding(current, { mine: 'y' }) };
         await store.create(key, encode(configMap({ theirs: 'x' }))); // someone else creates it first
         return { write: async () => (await store.create(key, encode(configMap({ mine: 'y' })))).modRevision };
@@ -99,11 +129,14 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
 
   it("a create made meanwhile is retried when the storage's create says so too (its 409 AlreadyExists as an ApiError)", async () => {
     const { store, storage, key, configMap, dataOf, adding } = setup();
+    let attempts = 0;
     const result = await guaranteedUpdate(
       storage,
       NS,
       'cm',
       async (current) => {
+        attempts++;
+        atMost(attempts, 2);
         if (current !== undefined) return { write: adding(current, { mine: 'y' }) };
         await store.create(key, encode(configMap({ theirs: 'x' })));
         return { write: () => Promise.reject(ApiError.alreadyExists(storage.gr, 'cm')) };
@@ -111,6 +144,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
       { ignoreNotFound: true },
     );
     assert.equal(typeof result, 'number');
+    assert.equal(attempts, 2);
     assert.deepEqual(await dataOf(), { theirs: 'x', mine: 'y' });
   });
 
@@ -124,6 +158,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
         'cm',
         () => {
           attempts++;
+          atMost(attempts, 1);
           return { write: () => Promise.reject(new StoreError('Unavailable', 'the disk is full')) };
         },
         { ignoreNotFound: true },
@@ -136,6 +171,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     await assert.rejects(
       guaranteedUpdate(storage, NS, 'cm', () => {
         attempts++;
+        atMost(attempts, 1);
         return { write: () => Promise.reject(new StoreError('AlreadyExists', 'exists')) };
       }),
       (err: unknown) => isApiError(err, 'AlreadyExists') && err.code === 409,
@@ -167,6 +203,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     await assert.rejects(
       guaranteedUpdate(storage, NS, 'cm', () => {
         attempts++;
+        atMost(attempts, 1);
         throw refusal;
       }),
       (err: unknown) => err === refusal,
@@ -182,6 +219,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
     await assert.rejects(
       guaranteedUpdate(storage, NS, 'cm', () => {
         attempts++;
+        atMost(attempts, 1);
         return { write: () => Promise.reject(new StoreError('Unavailable', 'the disk is full')) };
       }),
       (err: unknown) => isApiError(err, 'ServiceUnavailable') && err.code === 503 && /the disk is full/.test(err.message),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { ApiError, FakeClock, type KubeObject } from '@setpoint/api';
 import { MemoryStore, StoreError, type Store, type WatchEvent } from '@setpoint/store';
@@ -114,7 +115,7 @@ describe('WatchCache', () => {
         }
       })();
       for (let i = 0; i < 50; i++) await put(store, cm(`c${i}`));
-      await reading;
+      await within(reading, 10_000, 'the reading watcher did not get 50 events');
       assert.equal(seen.length, 50, 'the reading watcher got every event');
       assert.equal(stuck.closed, true, 'the stuck watcher was cut off');
       assert.equal(cache.watcherCount, 0);
@@ -149,7 +150,7 @@ describe('WatchCache', () => {
         revs.push(await put(store, cm(`c${i}`, {}, { blob: 'x'.repeat(1000) })));
         await new Promise((resolve) => setImmediate(resolve)); // the reader keeps up
       }
-      await reading;
+      await within(reading, 10_000, 'the reading watcher did not get 50 events');
       assert.deepEqual(seen, revs, 'the reading watcher got every event, in order');
       assert.equal(stuck.closed, true, 'the watcher that did not read was closed');
       assert.equal(stuck.bytes, 0, 'its backlog was dropped');
@@ -424,7 +425,7 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     await withCache({ clock, waitForFreshMs: 3_000 }, async (cache, store) => {
       const current = await putIn(store, cmIn('ns', 'a'));
-      await cache.list(namespaceFilter(''), current);
+      await within(cache.list(namespaceFilter(''), current), 2000, 'the cache did not reach the write');
       const listing = cache.list(namespaceFilter(''), current + 10);
       let settled = false;
       listing.then(
@@ -675,6 +676,7 @@ describe('WatchCache (behaviour)', () => {
         assert.ok(err instanceof ApiError);
         assert.equal(err.code, 410);
         assert.equal(err.message, expiredError(revs[1]!, revs[5]!).message);
+        assert.equal(err.message, `too old resource version: ${revs[1]} (${revs[5]})`, "kube-apiserver's words");
         return true;
       });
     });
@@ -756,7 +758,7 @@ describe('WatchCache (behaviour)', () => {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
       const seen = await putIn(base, cmIn('ns', 'b'));
-      await cache.list(namespaceFilter(''), seen);
+      await within(cache.list(namespaceFilter(''), seen), 2000, 'the cache did not reach the write');
       faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: seen }), undefined, true);
       faulty.failList(new Error('list failed'));
       await putIn(base, cmIn('ns', 'c')); // seen
@@ -766,7 +768,7 @@ describe('WatchCache (behaviour)', () => {
       await clock.advance(999);
       assert.equal(faulty.lists, lists, 'not before a second');
       await clock.advance(1);
-      const { items, rv } = await cache.list(namespaceFilter(''), lost);
+      const { items, rv } = await within(cache.list(namespaceFilter(''), lost), 2000, 'the relisted cache did not reach the deletion');
       assert.deepEqual(items.map((o) => o.metadata.name), ['b', 'c']);
       assert.ok(rv >= lost);
     } finally {
@@ -976,6 +978,119 @@ describe('WatchCache (behaviour)', () => {
       cache.stop();
       await base.close();
     }
+  });
+
+  it('sends a live watcher ADDED for a create, MODIFIED for an update and DELETED for a delete, with or without a namespace', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'first'));
+      const inNs = await cache.watch({ resourceVersion: from, filter: namespaceFilter('ns') });
+      const everywhere = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const revs = [await putIn(store, cmIn('ns', 'x')), await putIn(store, cmIn('ns', 'x', { v: '2' })), await del(store, 'ns', 'x')];
+      for (const queue of [inNs, everywhere]) {
+        const lines = [await next(queue), await next(queue), await next(queue)];
+        assert.deepEqual(
+          lines.map((l) => [l.type, rvOf(l)]),
+          [
+            ['ADDED', revs[0]],
+            ['MODIFIED', revs[1]],
+            ['DELETED', revs[2]],
+          ],
+        );
+        queue.end();
+      }
+    });
+  });
+
+  it("with a store whose events carry no prev, the cache's own last state stands in: DELETED with it, and an object that stops matching a selector is DELETED", async () => {
+    const base = new MemoryStore();
+    // The store's watch events without prev (a backend is allowed to leave it out).
+    const store = new Proxy(base, {
+      get(target, prop, receiver) {
+        if (prop === 'watch') {
+          return (prefix: string, from: number, options?: Parameters<Store['watch']>[2]): AsyncIterableIterator<WatchEvent> => {
+            const inner = target.watch(prefix, from, options);
+            return {
+              [Symbol.asyncIterator]() {
+                return this;
+              },
+              async next() {
+                const r = await inner.next();
+                if (r.done === true || r.value.type === 'create' || r.value.type === 'progress') return r;
+                return { value: { ...r.value, prev: undefined }, done: false };
+              },
+              return: () => inner.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+            };
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Store;
+    const cache = new WatchCache(store, configmaps);
+    try {
+      await cache.start();
+      const from = await putIn(base, cmIn('ns', 'x', { app: 'a' }));
+      await putIn(base, cmIn('ns', 'y', { app: 'a' }, { k: 'last' }));
+      const selected = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'ns', 'app=a') });
+      assert.equal((await next(selected)).type, 'ADDED');
+      const stopped = await putIn(base, cmIn('ns', 'x', { app: 'b' }));
+      const line = await next(selected);
+      assert.deepEqual([line.type, rvOf(line), obj(line).metadata.name], ['DELETED', stopped, 'x']);
+      const deletedAt = await del(base, 'ns', 'y');
+      const deleted = await next(selected);
+      assert.deepEqual([deleted.type, rvOf(deleted)], ['DELETED', deletedAt]);
+      assert.deepEqual((obj(deleted) as KubeObject & { data: unknown }).data, { k: 'last' });
+      selected.end();
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('a deleted object it never held (malformed) moves its revision on and sends nothing', async () => {
+    const decoder = new StoredObjectDecoder();
+    await withCache({ decoder }, async (cache, store) => {
+      const key = (name: string) => objectKey(configmaps, 'ns', name);
+      const from = await putIn(store, cmIn('ns', 'good'));
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      await store.create(key('bad'), '{"metadata":{"name":"bad","namespace":"ns"},"data":{"k":1}}');
+      const gone = (await store.delete(key('bad'))).revision;
+      const { rv } = await within(cache.list(namespaceFilter(''), gone), 2000, 'the cache did not reach the deletion');
+      assert.equal(rv, gone);
+      const ok = await putIn(store, cmIn('ns', 'ok'));
+      const line = await next(queue);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', ok], 'nothing for the malformed object');
+      queue.end();
+    });
+  });
+
+  it('a list waiting for a resourceVersion is released only once the cache reaches it, not by an earlier one', async () => {
+    const clock = new FakeClock();
+    await withCache({ clock, waitForFreshMs: 3_000 }, async (cache, store) => {
+      const start = await putIn(store, cmIn('ns', 'a'));
+      await within(cache.list(namespaceFilter(''), start), 2000, 'the cache did not reach the write');
+      let released: number | undefined;
+      const listing = cache.list(namespaceFilter(''), start + 2);
+      void listing.then(({ rv }) => (released = rv));
+      const first = await putIn(store, cmIn('ns', 'b'));
+      await until(() => cache.rv === first, 'the cache reached the first write');
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(released, undefined, 'not released at an earlier revision');
+      const second = await putIn(store, cmIn('ns', 'c'));
+      const { items, rv } = await within(listing, 2000, 'the list was not released');
+      assert.equal(rv, second);
+      assert.deepEqual(items.map((o) => o.metadata.name), ['a', 'b', 'c']);
+    });
+  });
+
+  it("forgets its listener on the request's abort signal once the watch ends", async () => {
+    await withCache({}, async (cache) => {
+      const controller = new AbortController();
+      const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter(''), signal: controller.signal });
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+      queue.end();
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'a long-lived signal does not collect listeners');
+    });
   });
 
   it('sizes a watch line as its UTF-8 JSON text plus a newline', () => {

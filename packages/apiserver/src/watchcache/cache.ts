@@ -217,6 +217,7 @@ export class WatchCache {
   async watch(options: CacheWatchOptions): Promise<EventQueue<WatchLine>> {
     const rv = options.resourceVersion ?? 0;
     const initial = options.sendInitialEvents === true || rv === 0;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: waitFresh(0) returns at once (0 is never above the cache's revision); the test only skips the call
     if (rv > 0) await this.waitFresh(rv);
     if (!initial && rv < this.windowFloor) return this.watchFromStore(options, rv);
     const filter = options.filter;
@@ -307,6 +308,7 @@ export class WatchCache {
 
   private apply(event: WatchEvent): void {
     if (event.type === 'progress') {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a store's progress never goes back (it is its revision after the events already sent), so advancing to an equal revision changes nothing
       if (event.revision > this.rv) this.advance(event.revision);
       return;
     }
@@ -324,6 +326,7 @@ export class WatchCache {
       cacheEvent = { type: 'DELETED', object: deleted, prev: object, rv: event.revision };
     } else {
       const decoded = this.decoder.decodeOrSkip(this.def, event.kv);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a key not cached had no prev that decodes (a create has none; an update's prev was malformed, or it would be cached), so decodePrev answers undefined for every type
       const prev = this.objects.get(event.kv.key) ?? (event.type === 'update' ? this.decoder.decodePrev(this.def, event.prev, event.revision) : undefined);
       if (decoded === undefined) {
         // Malformed (reported by the decoder): left out; watchers that saw it see it go.
@@ -341,10 +344,13 @@ export class WatchCache {
       }
     }
     this.window.push(cacheEvent);
+    // Stryker disable next-line ArithmeticOperator: length - head is at most windowSize + 1 after a push, and head > 0 only once the window is full, so length + head passes windowSize exactly when length - head does
     if (this.window.length - this.windowHead > this.windowSize) {
       this.windowFloor = this.window[this.windowHead]!.rv;
       this.windowHead++;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: only frees memory: events below the head are never read again (replays start at the head and skip what is at or below their resourceVersion)
       if (this.windowHead > 4096) {
+        // Stryker disable next-line MethodExpression: only frees memory, as above
         this.window = this.window.slice(this.windowHead);
         this.windowHead = 0;
       }
@@ -492,10 +498,10 @@ function toCacheEvent(def: ResourceDef, decoder: StoredObjectDecoder, event: Exc
  * matching is ADDED, one that stops matching is DELETED, one that never matched is not sent.
  */
 export function present(def: ResourceDef, filter: ObjectFilter, event: CacheEvent, lines?: Map<WatchEventType, WatchLine>): WatchLine | undefined {
-  const now = event.type !== 'DELETED' && matchesFilter(def, filter, event.object);
   const before = event.prev !== undefined && matchesFilter(def, filter, event.prev);
   const line = (type: WatchEventType) => (lines === undefined ? new WatchLine(type, event.object) : sharedLine(lines, type, event.object));
   if (event.type === 'DELETED') return before ? line('DELETED') : undefined;
+  const now = matchesFilter(def, filter, event.object);
   if (now && before) return line('MODIFIED');
   if (now) return line('ADDED');
   if (before) return line('DELETED');
@@ -535,6 +541,7 @@ function endWith(queue: EventQueue<WatchLine>, signal: AbortSignal | undefined):
     return;
   }
   const end = () => queue.end();
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: the listener is removed when the queue ends (below), which the abort does at once: `once` only says so twice
   signal.addEventListener('abort', end, { once: true });
   queue.whenEnded(() => signal.removeEventListener('abort', end));
 }
