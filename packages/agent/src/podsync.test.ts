@@ -97,6 +97,8 @@ describe('pod deletion', () => {
     await cp.client.pods().delete('forced', { namespace: NS, gracePeriodSeconds: 0 });
     await eventually('the orphan process to be killed', () => !pidAlive(pid));
     await eventually('its data to be removed', () => !existsSync(join(dataDir.path, 'pods', pod.metadata.uid ?? '')));
+    // The runtime forgets the pod last, once its files are gone too.
+    await eventually('the runtime to forget the pod', () => agent.runtime.pods().length === 0);
     assert.deepEqual(agent.runtime.pods(), []);
   });
 });

@@ -10,18 +10,24 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * A probe's own deadline (timeoutSeconds, 1 s by default) is wall-clock time: on a loaded machine
+ * starting `node` for an exec probe can take longer, so probes whose answer is the point get room.
+ */
+const SLOW_MACHINE = 60;
+
 describe('runProbe', () => {
   it('checks httpGet (200-399), tcpSocket and exec, and resolves named ports', async () => {
     const server = createServer((req, res) => res.writeHead(req.url === '/ok' ? 204 : 503).end());
     const port = await listen(server);
     try {
       const target: ProbeTarget = { host: '127.0.0.1', cwd: process.cwd(), env: { PATH: process.env['PATH'] ?? '' }, ports: [{ name: 'http', containerPort: port }] };
-      assert.deepEqual(await runProbe({ httpGet: { path: '/ok', port: 'http' } }, target), { ok: true });
-      assert.deepEqual(await runProbe({ httpGet: { path: '/bad', port } }, target), { ok: false, message: 'HTTP probe failed with statuscode: 503' });
-      assert.equal((await runProbe({ tcpSocket: { port } }, target)).ok, true);
+      assert.deepEqual(await runProbe({ httpGet: { path: '/ok', port: 'http' }, timeoutSeconds: SLOW_MACHINE }, target), { ok: true });
+      assert.deepEqual(await runProbe({ httpGet: { path: '/bad', port }, timeoutSeconds: SLOW_MACHINE }, target), { ok: false, message: 'HTTP probe failed with statuscode: 503' });
+      assert.equal((await runProbe({ tcpSocket: { port }, timeoutSeconds: SLOW_MACHINE }, target)).ok, true);
       assert.equal((await runProbe({ httpGet: { port: 'nope' } }, target)).message, 'unknown port nope');
-      assert.equal((await runProbe({ exec: { command: [process.execPath, '-e', 'process.exit(0)'] } }, target)).ok, true);
-      const failed = await runProbe({ exec: { command: [process.execPath, '-e', 'console.log("not yet"); process.exit(1)'] } }, target);
+      assert.equal((await runProbe({ exec: { command: [process.execPath, '-e', 'process.exit(0)'] }, timeoutSeconds: SLOW_MACHINE }, target)).ok, true);
+      const failed = await runProbe({ exec: { command: [process.execPath, '-e', 'console.log("not yet"); process.exit(1)'] }, timeoutSeconds: SLOW_MACHINE }, target);
       assert.deepEqual(failed, { ok: false, message: 'not yet' });
     } finally {
       await new Promise((resolve) => server.close(resolve));
