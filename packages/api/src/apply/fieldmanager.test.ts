@@ -286,3 +286,154 @@ describe('custom resources: structure only from x-kubernetes-list-type, list-map
     assert.deepEqual(next.spec, { items: [{ name: 'b', size: 2 }], tags: ['x'], selector: { k: 'v' }, config: { deep: { two: 2 } } });
   });
 });
+
+function errorOf(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    assert.equal(err instanceof ApiError, true, String(err));
+    return err as ApiError;
+  }
+  assert.fail('expected an error');
+}
+
+const withFields = (obj: KubeObject, managedFields: ManagedFieldsEntry[] | undefined): KubeObject => ({ ...obj, metadata: { ...obj.metadata, managedFields } });
+
+describe('FieldManager.apply: the last-applied annotation', () => {
+  const limit = 256 * 1024;
+  /** A live object last applied client-side, with a large annotation `big` no configuration sets. */
+  const live = (big: string): KubeObject => deployment({}, { annotations: { big, [LAST_APPLIED_ANNOTATION]: '{}' } });
+  const config = deployment({ replicas: 2 });
+  const annotationsAfter = (big: string) => main.apply(live(big), config, { manager: 'kubectl', force: false, now: T1 }).metadata.annotations;
+
+  test('is kept while all annotations fit in 256 KiB (counted in UTF-8 bytes), dropped when they do not', () => {
+    const lastApplied = annotationsAfter('')?.[LAST_APPLIED_ANNOTATION];
+    assert.equal(lastApplied, `${JSON.stringify(config)}\n`);
+    // Everything but the value of `big`: its key, the last-applied annotation's key and value.
+    const rest = Buffer.byteLength('big') + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + Buffer.byteLength(lastApplied!);
+    const multibyte = 'é€😀'; // 2, 3 and 4 bytes
+    const fill = (bytes: number) => multibyte + 'x'.repeat(bytes - Buffer.byteLength(multibyte));
+    const fits = fill(limit - rest);
+    assert.equal(annotationsAfter(fits)?.[LAST_APPLIED_ANNOTATION], lastApplied);
+    const over = fill(limit - rest + 1);
+    assert.deepEqual(annotationsAfter(over), { big: over });
+  });
+
+  test('is not added by server-side apply, nor kept up to date for managers other than kubectl', () => {
+    const created = main.apply(undefined, config, { manager: 'kubectl', force: false, now: T0 });
+    assert.equal(created.metadata.annotations, undefined);
+    const other = main.apply(live(''), config, { manager: 'other', force: false, now: T1 });
+    assert.deepEqual(other.metadata.annotations, { big: '', [LAST_APPLIED_ANNOTATION]: '{}' });
+  });
+
+  test('holds the configuration without the annotation itself', () => {
+    const withAnnotation = deployment({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: 'stale', team: 'a' } });
+    const next = main.apply(live(''), withAnnotation, { manager: 'kubectl', force: true, now: T1 });
+    assert.equal(next.metadata.annotations?.[LAST_APPLIED_ANNOTATION], `${JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { annotations: { team: 'a' }, name: 'web', namespace: 'default' }, spec: { replicas: 2 } })}\n`);
+  });
+});
+
+describe('FieldManager.apply: requests it refuses', () => {
+  test('a configuration without apiVersion or kind names neither', () => {
+    const err = errorOf(() => main.apply(undefined, { metadata: { name: 'web' } } as unknown as KubeObject, { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'BadRequest');
+    assert.equal(err.message, 'invalid object type: /, Kind=');
+  });
+
+  test('managedFields: null in a configuration is no managedFields', () => {
+    const obj = main.apply(undefined, deployment({ replicas: 1 }, { managedFields: null }), { manager: 'm', force: false, now: T0 });
+    assert.deepEqual(
+      obj.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+      [['m', { 'f:spec': { 'f:replicas': {} } }]],
+    );
+  });
+
+  test('stored managedFields that cannot be decoded are an internal error', () => {
+    const live = withFields(deployment({ replicas: 1 }), [{ manager: 'x', operation: 'Sideways', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: {} } as unknown as ManagedFieldsEntry]);
+    const err = errorOf(() => main.apply(live, deployment({ replicas: 2 }), { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'InternalError');
+    assert.equal(err.message, 'Internal error occurred: failed to decode managed fields: operation must be `Apply` or `Update`');
+  });
+
+  test('a configuration whose list items cannot be identified is a bad request naming the object', () => {
+    const bad = deployment({ template: { spec: { containers: [{ image: 'x' }] } } });
+    const err = errorOf(() => main.apply(undefined, bad, { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'BadRequest');
+    assert.equal(
+      err.message,
+      'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)',
+    );
+    const clusterScoped = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } } };
+    assert.match(errorOf(() => main.apply(undefined, clusterScoped, { manager: 'm', force: false, now: T0 })).message, /^failed to create typed patch object \(\/web; apps\/v1, Kind=Deployment\): .*duplicate entries/);
+  });
+});
+
+describe('FieldManager.apply: entries and their times', () => {
+  test('an apply that changes nothing keeps the time of the applier\'s entry; one that changes something records its time', () => {
+    const live = main.apply(undefined, deployment({ replicas: 1 }), { manager: 'm', force: false, now: T0 });
+    const again = main.apply(live, deployment({ replicas: 1 }), { manager: 'm', force: false, now: T1 });
+    assert.deepEqual(again.metadata.managedFields, live.metadata.managedFields);
+    const changed = main.apply(again, deployment({ replicas: 2 }), { manager: 'm', force: false, now: T2 });
+    assert.deepEqual(changed.metadata.managedFields?.map((e) => e.time), [T2]);
+  });
+
+  test('an apply of server-set metadata only leaves its manager without an entry', () => {
+    const obj = main.apply(undefined, deployment({}, { uid: 'u', resourceVersion: '9', generation: 3, creationTimestamp: T0, selfLink: '/x', clusterName: 'c' }), { manager: 'm', force: false, now: T0 });
+    // The empty spec it applies is its only field.
+    assert.deepEqual(obj.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]), [['m', { 'f:spec': {} }]]);
+    const bare = main.apply(undefined, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'u', selfLink: '/x', clusterName: 'c', generation: 1 } }, { manager: 'm', force: false, now: T0 });
+    assert.equal(bare.metadata.managedFields, undefined);
+    assert.equal('managedFields' in bare.metadata, false);
+  });
+});
+
+describe('FieldManager.update: more', () => {
+  test('a create owns no server-set metadata; a nameless manager is "unknown"', () => {
+    const created = deployment({ replicas: 1 }, { uid: 'u', resourceVersion: '1', generation: 1, creationTimestamp: T0, selfLink: '/apis/apps/v1/x', clusterName: 'c' });
+    assert.deepEqual(main.update(undefined, created, '', T0), [{ manager: 'unknown', operation: 'Update', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]);
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const next = { ...live, spec: { replicas: 2 }, metadata: { ...live.metadata, generation: 2, resourceVersion: '2' } };
+    assert.deepEqual(
+      main.update(live, next, '', T1)?.map((e) => [e.manager, e.fieldsV1]),
+      [['unknown', { 'f:spec': { 'f:replicas': {} } }]],
+    );
+  });
+
+  test('a create that sets nothing a manager can own records no entry', () => {
+    assert.equal(main.update(undefined, deployment({}, { uid: 'u' }), 'a', T0), undefined);
+    assert.equal(main.update(undefined, { ...deployment({}), status: { replicas: 1 } }, 'a', T0), undefined, 'status is not owned through the main resource');
+  });
+
+  test('an update that changes nothing returns the stored entries themselves', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    assert.equal(main.update(live, { ...live }, 'b', T1), live.metadata.managedFields);
+  });
+
+  test('an object the schema cannot type keeps its recorded entries', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const bad = { ...live, spec: { replicas: 2, template: { spec: { containers: [{ image: 'x' }] } } } };
+    assert.equal(main.update(live, bad, 'b', T1), live.metadata.managedFields);
+    assert.equal(main.update(undefined, bad, 'b', T1), undefined);
+  });
+
+  test('managedFields sent equal to the stored ones are the stored ones', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const next = { ...live, spec: { replicas: 2 }, metadata: { ...live.metadata, managedFields: structuredClone(live.metadata.managedFields) } };
+    assert.deepEqual(main.update(live, next, 'b', T1)?.map((e) => [e.manager, e.fieldsV1]), [['b', { 'f:spec': { 'f:replicas': {} } }]]);
+  });
+});
+
+describe('FieldManager: kinds without spec or status', () => {
+  const schema = { type: 'object' as const, properties: { apiVersion: { type: 'string' as const }, kind: { type: 'string' as const }, metadata: { type: 'object' as const, properties: { name: { type: 'string' as const } } }, data: { type: 'object' as const, additionalProperties: { type: 'string' as const } } } };
+  const cm = new FieldManager({ schema, apiVersion: 'v1', kind: 'ConfigMap' });
+
+  test('a create owns the top-level maps it sets, as members', () => {
+    const created: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
+    assert.deepEqual(cm.update(undefined, created, 'a', T0)?.[0]?.fieldsV1, { 'f:data': { '.': {}, 'f:a': {} } });
+    const spec: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, spec: { x: 1 } };
+    assert.deepEqual(cm.update(undefined, spec, 'a', T0)?.[0]?.fieldsV1, { 'f:spec': { '.': {}, 'f:x': {} } });
+  });
+});
