@@ -311,7 +311,8 @@ describe('FieldManager.apply: the last-applied annotation', () => {
     assert.equal(lastApplied, `${JSON.stringify(config)}\n`);
     // Everything but the value of `big`: its key, the last-applied annotation's key and value.
     const rest = Buffer.byteLength('big') + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + Buffer.byteLength(lastApplied!);
-    const multibyte = 'é€😀'; // 2, 3 and 4 bytes
+    // 1 to 4 bytes each, at the edges of UTF-8's ranges (U+10000 and U+10FFFF are surrogate pairs: 4 bytes, not 6).
+    const multibyte = '\u007f\u0080é\u07ff\u0800€\ud7ff\ue000\uffff\u{10000}😀\u{10ffff}';
     const fill = (bytes: number) => multibyte + 'x'.repeat(bytes - Buffer.byteLength(multibyte));
     const fits = fill(limit - rest);
     assert.equal(annotationsAfter(fits)?.[LAST_APPLIED_ANNOTATION], lastApplied);
@@ -435,5 +436,77 @@ describe('FieldManager: kinds without spec or status', () => {
     assert.deepEqual(cm.update(undefined, created, 'a', T0)?.[0]?.fieldsV1, { 'f:data': { '.': {}, 'f:a': {} } });
     const spec: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, spec: { x: 1 } };
     assert.deepEqual(cm.update(undefined, spec, 'a', T0)?.[0]?.fieldsV1, { 'f:spec': { '.': {}, 'f:x': {} } });
+  });
+});
+
+describe('FieldManager: more of update and apply', () => {
+  const full = new FieldManager({ schema: deploymentSchema, apiVersion: 'apps/v1', kind: 'Deployment' });
+
+  test('a create through an endpoint that owns everything owns spec and status fields, not the structs an empty object has', () => {
+    const created = { ...deployment({ replicas: 1 }), status: { replicas: 1 } };
+    assert.deepEqual(full.update(undefined, created, 'a', T0)?.[0]?.fieldsV1, { 'f:spec': { 'f:replicas': {} }, 'f:status': { 'f:replicas': {} } });
+  });
+
+  test('a create that brings managedFields is compared with an empty object of the kind', () => {
+    const mine: ManagedFieldsEntry[] = [{ manager: 'mine', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:paused': {} } } }];
+    const fields = main.update(undefined, deployment({ replicas: 1 }, { managedFields: mine }), 'm', T0);
+    assert.deepEqual(
+      fields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['mine', 'Apply', { 'f:spec': { 'f:paused': {} } }],
+        ['m', 'Update', { 'f:spec': { 'f:replicas': {} } }],
+      ],
+    );
+  });
+
+  test('stored managedFields that cannot be decoded are dropped by an update, as if there were none', () => {
+    const live = withFields(deployment({ replicas: 1 }), [{ manager: 'x', operation: 'Sideways', apiVersion: 'apps/v1', fieldsType: 'FieldsV1' } as unknown as ManagedFieldsEntry]);
+    assert.equal(main.update(live, { ...deployment({ replicas: 2 }) }, 'm', T1), undefined);
+  });
+
+  test('an updater writing again owns what it wrote both times, at the time of the last write', () => {
+    const created = deployment({ replicas: 1 });
+    let live = withFields(created, main.update(undefined, created, 'a', T0));
+    const first = { ...live, spec: { replicas: 2 } };
+    live = withFields(first, main.update(live, first, 'b', T1));
+    const second = { ...live, spec: { replicas: 2, paused: true } };
+    assert.deepEqual(
+      main.update(live, second, 'b', T2)?.map((e) => [e.manager, e.time, e.fieldsV1]),
+      [['b', T2, { 'f:spec': { 'f:paused': {}, 'f:replicas': {} } }]],
+    );
+  });
+
+  test('a configuration without metadata is named "/" in messages', () => {
+    const bad = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ image: 'x' }] } } } } as unknown as KubeObject;
+    assert.match(errorOf(() => main.apply(undefined, bad, { manager: 'm', force: false, now: T0 })).message, /^failed to create typed patch object \(\/; apps\/v1, Kind=Deployment\): /);
+  });
+});
+
+describe('FieldManager.apply: kubectl and a last-applied annotation it cannot use', () => {
+  /** Created client-side with replicas 2 (recorded for "creator"), the annotation as given. */
+  const live = (annotation: string): KubeObject => {
+    const created = deployment({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: annotation } });
+    return withFields(created, main.update(undefined, created, 'creator', T0));
+  };
+  const conflicts = (annotation: string) => errorOf(() => main.apply(live(annotation), deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 })).message;
+  const expected = 'Apply failed with 1 conflict: conflict with "creator" using apps/v1: .spec.replicas';
+
+  test('one that matches takes the field without conflict (the cases below differ from it only in the annotation)', () => {
+    const next = main.apply(live(JSON.stringify(deployment({ replicas: 2 }))), deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 });
+    assert.equal((next.spec as { replicas: number }).replicas, 3);
+  });
+
+  test('empty, not JSON, not an object, of another version or not typable: the conflict stands', () => {
+    assert.equal(conflicts('not json'), expected);
+    assert.equal(conflicts('null'), expected);
+    assert.equal(conflicts('"text"'), expected);
+    assert.equal(conflicts(JSON.stringify({ ...deployment({ replicas: 2 }), apiVersion: 'apps/v1beta1' })), expected);
+    assert.equal(conflicts(JSON.stringify(deployment({ replicas: 2, template: { spec: { containers: [{ image: 'x' }] } } }))), expected);
+  });
+
+  test('an empty annotation is left as it is', () => {
+    const created = deployment({}, { annotations: { [LAST_APPLIED_ANNOTATION]: '' } });
+    const next = main.apply(created, deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 });
+    assert.deepEqual(next.metadata.annotations, { [LAST_APPLIED_ANNOTATION]: '' });
   });
 });
