@@ -385,6 +385,7 @@ describe('FieldManager.apply: entries and their times', () => {
     const bare = main.apply(undefined, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'u', selfLink: '/x', clusterName: 'c', generation: 1 } }, { manager: 'm', force: false, now: T0 });
     assert.equal(bare.metadata.managedFields, undefined);
     assert.equal('managedFields' in bare.metadata, false);
+    assert.equal('annotations' in bare.metadata, false, 'no annotations appear');
   });
 });
 
@@ -474,6 +475,23 @@ describe('FieldManager: more of update and apply', () => {
       main.update(live, second, 'b', T2)?.map((e) => [e.manager, e.time, e.fieldsV1]),
       [['b', T2, { 'f:spec': { 'f:paused': {}, 'f:replicas': {} } }]],
     );
+  });
+
+  test('an update of server-set metadata, apiVersion or kind only records no new owner', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const bumped = { ...live, metadata: { ...live.metadata, generation: 2, resourceVersion: '7', uid: 'u-2' } };
+    assert.deepEqual(main.update(live, bumped, 'b', T1), live.metadata.managedFields);
+    const converted = { ...live, apiVersion: 'apps/v1beta1', kind: 'Other' };
+    assert.deepEqual(main.update(live, converted, 'b', T1), live.metadata.managedFields);
+  });
+
+  test('an entry that owns nothing is dropped by the next write, even one that changes nothing', () => {
+    const created = deployment({ replicas: 1 });
+    const owner: ManagedFieldsEntry = { manager: 'owner', operation: 'Update', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } };
+    const empty: ManagedFieldsEntry = { manager: 'empty', operation: 'Apply', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: {} };
+    const live = withFields(created, [owner]);
+    assert.deepEqual(main.update(live, withFields(created, [owner, empty]), 'm', T1), [owner]);
   });
 
   test('a configuration without metadata is named "/" in messages', () => {
