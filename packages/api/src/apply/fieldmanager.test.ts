@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../meta/errors.js';
 import type { KubeObject, ManagedFieldsEntry } from '../meta/types.js';
 import { FieldManager, LAST_APPLIED_ANNOTATION } from './fieldmanager.js';
+import { ManagedFieldsError } from './managed.js';
 import { deploymentSchema } from './testdata.test-support.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -327,6 +328,16 @@ describe('FieldManager.apply: the last-applied annotation', () => {
     assert.deepEqual(other.metadata.annotations, { big: '', [LAST_APPLIED_ANNOTATION]: '{}' });
   });
 
+  test("is kubectl's annotation", () => {
+    assert.equal(LAST_APPLIED_ANNOTATION, 'kubectl.kubernetes.io/last-applied-configuration');
+  });
+
+  test('holds a configuration without metadata as it is', () => {
+    const bare = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 2 } } as unknown as KubeObject;
+    const next = main.apply(live(''), bare, { manager: 'kubectl', force: false, now: T1 });
+    assert.equal(next.metadata.annotations?.[LAST_APPLIED_ANNOTATION], '{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}}\n');
+  });
+
   test('holds the configuration without the annotation itself', () => {
     const withAnnotation = deployment({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: 'stale', team: 'a' } });
     const next = main.apply(live(''), withAnnotation, { manager: 'kubectl', force: true, now: T1 });
@@ -339,6 +350,10 @@ describe('FieldManager.apply: requests it refuses', () => {
     const err = errorOf(() => main.apply(undefined, { metadata: { name: 'web' } } as unknown as KubeObject, { manager: 'm', force: false, now: T0 }));
     assert.equal(err.reason, 'BadRequest');
     assert.equal(err.message, 'invalid object type: /, Kind=');
+  });
+
+  test('a configuration of the served version but another kind', () => {
+    assert.equal(errorOf(() => main.apply(undefined, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web' } }, { manager: 'm', force: false, now: T0 })).message, 'invalid object type: apps/v1, Kind=ReplicaSet');
   });
 
   test('managedFields: null in a configuration is no managedFields', () => {
@@ -354,6 +369,7 @@ describe('FieldManager.apply: requests it refuses', () => {
     const err = errorOf(() => main.apply(live, deployment({ replicas: 2 }), { manager: 'm', force: false, now: T0 }));
     assert.equal(err.reason, 'InternalError');
     assert.equal(err.message, 'Internal error occurred: failed to decode managed fields: operation must be `Apply` or `Update`');
+    assert.equal((err.cause as Error).cause instanceof ManagedFieldsError, true, 'the decoding error is the cause');
   });
 
   test('a configuration whose list items cannot be identified is a bad request naming the object', () => {
@@ -425,6 +441,8 @@ describe('FieldManager.update: more', () => {
     const live = withFields(created, main.update(undefined, created, 'a', T0));
     const next = { ...live, spec: { replicas: 2 }, metadata: { ...live.metadata, managedFields: structuredClone(live.metadata.managedFields) } };
     assert.deepEqual(main.update(live, next, 'b', T1)?.map((e) => [e.manager, e.fieldsV1]), [['b', { 'f:spec': { 'f:replicas': {} } }]]);
+    const unchanged = { ...live, metadata: { ...live.metadata, managedFields: structuredClone(live.metadata.managedFields) } };
+    assert.equal(main.update(live, unchanged, 'b', T1), live.metadata.managedFields, 'nothing changed: the stored entries themselves');
   });
 });
 
@@ -482,8 +500,9 @@ describe('FieldManager: more of update and apply', () => {
     const live = withFields(created, main.update(undefined, created, 'a', T0));
     const bumped = { ...live, metadata: { ...live.metadata, generation: 2, resourceVersion: '7', uid: 'u-2' } };
     assert.deepEqual(main.update(live, bumped, 'b', T1), live.metadata.managedFields);
-    const converted = { ...live, apiVersion: 'apps/v1beta1', kind: 'Other' };
-    assert.deepEqual(main.update(live, converted, 'b', T1), live.metadata.managedFields);
+    for (const converted of [{ ...live, apiVersion: 'apps/v1beta1' }, { ...live, kind: 'Other' }, { ...live, apiVersion: 'apps/v1beta1', kind: 'Other' }]) {
+      assert.deepEqual(main.update(live, converted, 'b', T1), live.metadata.managedFields);
+    }
   });
 
   test('an entry that owns nothing is dropped by the next write, even one that changes nothing', () => {
@@ -492,6 +511,12 @@ describe('FieldManager: more of update and apply', () => {
     const empty: ManagedFieldsEntry = { manager: 'empty', operation: 'Apply', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: {} };
     const live = withFields(created, [owner]);
     assert.deepEqual(main.update(live, withFields(created, [owner, empty]), 'm', T1), [owner]);
+  });
+
+  test('a write through the status subresource owns no spec, even when spec is all it changed', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    assert.deepEqual(status.update(live, { ...live, spec: { replicas: 5 } }, 'ctl', T1)?.map((e) => e.manager), ['a']);
   });
 
   test('a configuration without metadata is named "/" in messages', () => {
