@@ -314,7 +314,7 @@ describe('FieldManager.apply: the last-applied annotation', () => {
     const rest = Buffer.byteLength('big') + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + Buffer.byteLength(lastApplied!);
     // 1 to 4 bytes each, at the edges of UTF-8's ranges (U+10000 and U+10FFFF are surrogate pairs: 4 bytes, not 6).
     const multibyte = '\u007f\u0080é\u07ff\u0800€\ud7ff\ue000\uffff\u{10000}😀\u{10ffff}';
-    const fill = (bytes: number) => multibyte + 'x'.repeat(bytes - Buffer.byteLength(multibyte));
+    const fill = (bytes: number) => 'x'.repeat(bytes - Buffer.byteLength(multibyte)) + multibyte;
     const fits = fill(limit - rest);
     assert.equal(annotationsAfter(fits)?.[LAST_APPLIED_ANNOTATION], lastApplied);
     const over = fill(limit - rest + 1);
