@@ -18,6 +18,15 @@ describe('path elements as Go writes them', () => {
       ['a&b', '"a\\u0026b"'],
       ['line\u2028sep\u2029', '"line\\u2028sep\\u2029"'],
       ['é😀\u007f', '"é😀\u007f"'],
+      // Each character alone, as well as among plain ones.
+      ['"', '"\\""'],
+      ['\\', '"\\\\"'],
+      ['<', '"\\u003c"'],
+      ['>', '"\\u003e"'],
+      ['&', '"\\u0026"'],
+      ['\u2028', '"\\u2028"'],
+      ['\u2029\u2028', '"\\u2029\\u2028"'],
+      ['é', '"é"'],
     ];
     for (const [s, want] of cases) assert.equal(goJson(s), want, JSON.stringify(s));
   });
@@ -66,6 +75,18 @@ describe('readFieldsV1', () => {
     refuses({ 'f:a': 'x' }, 'fieldsV1: the value of "f:a" must be an object');
   });
 
+  test('the error is a FieldPathError by name', () => {
+    assert.throws(() => readFieldsV1(null), (err: unknown) => err instanceof Error && err.name === 'FieldPathError');
+  });
+
+  test('an element may have an empty body (a field named "")', () => {
+    assert.deepEqual(readFieldsV1({ 'f:': {}, 'f:a': { 'f:': {} } }), { 'f:': {}, 'f:a': { 'f:': {} } });
+  });
+
+  test('what is below an element of an unknown type is not read', () => {
+    assert.deepEqual(readFieldsV1({ 'f:a': { 'z:new': { 'f:b': 'not an object', 'bad': {} } } }), { 'f:a': {} });
+  });
+
   test('refuses malformed elements', () => {
     refuses({ f: {} }, 'key must be 2 characters long: "f"');
     refuses({ 'fa': {} }, 'key must be 2 characters long: "fa"');
@@ -110,6 +131,10 @@ describe('readFieldsV1', () => {
     };
     const deep = nest(1001);
     assert.equal(readFieldsV1(deep), deep);
+    // The bound: 1100 levels below the root.
+    const deepest = nest(1100);
+    assert.equal(readFieldsV1(deepest), deepest);
+    assert.throws(() => readFieldsV1(nest(1101)), (err: unknown) => err instanceof FieldPathError && err.message === 'fieldsV1 is nested too deeply');
     assert.throws(() => readFieldsV1(nest(1200)), (err: unknown) => err instanceof FieldPathError && err.message === 'fieldsV1 is nested too deeply');
   });
 });

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../meta/errors.js';
 import type { KubeObject, ManagedFieldsEntry } from '../meta/types.js';
 import { FieldManager, LAST_APPLIED_ANNOTATION } from './fieldmanager.js';
+import { ManagedFieldsError } from './managed.js';
 import { deploymentSchema } from './testdata.test-support.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -284,5 +285,271 @@ describe('custom resources: structure only from x-kubernetes-list-type, list-map
     // Dropping its item and nested key removes only what "first" owned alone.
     const next = crd.apply(live, widget({ tags: ['x'], selector: { k: 'v' } }), { manager: 'first', force: false, now: T2 });
     assert.deepEqual(next.spec, { items: [{ name: 'b', size: 2 }], tags: ['x'], selector: { k: 'v' }, config: { deep: { two: 2 } } });
+  });
+});
+
+function errorOf(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    assert.equal(err instanceof ApiError, true, String(err));
+    return err as ApiError;
+  }
+  assert.fail('expected an error');
+}
+
+const withFields = (obj: KubeObject, managedFields: ManagedFieldsEntry[] | undefined): KubeObject => ({ ...obj, metadata: { ...obj.metadata, managedFields } });
+
+describe('FieldManager.apply: the last-applied annotation', () => {
+  const limit = 256 * 1024;
+  /** A live object last applied client-side, with a large annotation `big` no configuration sets. */
+  const live = (big: string): KubeObject => deployment({}, { annotations: { big, [LAST_APPLIED_ANNOTATION]: '{}' } });
+  const config = deployment({ replicas: 2 });
+  const annotationsAfter = (big: string) => main.apply(live(big), config, { manager: 'kubectl', force: false, now: T1 }).metadata.annotations;
+
+  test('is kept while all annotations fit in 256 KiB (counted in UTF-8 bytes), dropped when they do not', () => {
+    const lastApplied = annotationsAfter('')?.[LAST_APPLIED_ANNOTATION];
+    assert.equal(lastApplied, `${JSON.stringify(config)}\n`);
+    // Everything but the value of `big`: its key, the last-applied annotation's key and value.
+    const rest = Buffer.byteLength('big') + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + Buffer.byteLength(lastApplied!);
+    // 1 to 4 bytes each, at the edges of UTF-8's ranges (U+10000 and U+10FFFF are surrogate pairs: 4 bytes, not 6).
+    const multibyte = '\u007f\u0080é\u07ff\u0800€\ud7ff\ue000\uffff\u{10000}😀\u{10ffff}';
+    const fill = (bytes: number) => 'x'.repeat(bytes - Buffer.byteLength(multibyte)) + multibyte;
+    const fits = fill(limit - rest);
+    assert.equal(annotationsAfter(fits)?.[LAST_APPLIED_ANNOTATION], lastApplied);
+    const over = fill(limit - rest + 1);
+    assert.deepEqual(annotationsAfter(over), { big: over });
+  });
+
+  test('is not added by server-side apply, nor kept up to date for managers other than kubectl', () => {
+    const created = main.apply(undefined, config, { manager: 'kubectl', force: false, now: T0 });
+    assert.equal(created.metadata.annotations, undefined);
+    const other = main.apply(live(''), config, { manager: 'other', force: false, now: T1 });
+    assert.deepEqual(other.metadata.annotations, { big: '', [LAST_APPLIED_ANNOTATION]: '{}' });
+  });
+
+  test("is kubectl's annotation", () => {
+    assert.equal(LAST_APPLIED_ANNOTATION, 'kubectl.kubernetes.io/last-applied-configuration');
+  });
+
+  test('holds a configuration without metadata as it is', () => {
+    const bare = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 2 } } as unknown as KubeObject;
+    const next = main.apply(live(''), bare, { manager: 'kubectl', force: false, now: T1 });
+    assert.equal(next.metadata.annotations?.[LAST_APPLIED_ANNOTATION], '{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}}\n');
+  });
+
+  test('holds the configuration without the annotation itself', () => {
+    const withAnnotation = deployment({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: 'stale', team: 'a' } });
+    const next = main.apply(live(''), withAnnotation, { manager: 'kubectl', force: true, now: T1 });
+    assert.equal(next.metadata.annotations?.[LAST_APPLIED_ANNOTATION], `${JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { annotations: { team: 'a' }, name: 'web', namespace: 'default' }, spec: { replicas: 2 } })}\n`);
+  });
+});
+
+describe('FieldManager.apply: requests it refuses', () => {
+  test('a configuration without apiVersion or kind names neither', () => {
+    const err = errorOf(() => main.apply(undefined, { metadata: { name: 'web' } } as unknown as KubeObject, { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'BadRequest');
+    assert.equal(err.message, 'invalid object type: /, Kind=');
+  });
+
+  test('a configuration of the served version but another kind', () => {
+    assert.equal(errorOf(() => main.apply(undefined, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web' } }, { manager: 'm', force: false, now: T0 })).message, 'invalid object type: apps/v1, Kind=ReplicaSet');
+  });
+
+  test('managedFields: null in a configuration is no managedFields', () => {
+    const obj = main.apply(undefined, deployment({ replicas: 1 }, { managedFields: null }), { manager: 'm', force: false, now: T0 });
+    assert.deepEqual(
+      obj.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+      [['m', { 'f:spec': { 'f:replicas': {} } }]],
+    );
+  });
+
+  test('stored managedFields that cannot be decoded are an internal error', () => {
+    const live = withFields(deployment({ replicas: 1 }), [{ manager: 'x', operation: 'Sideways', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: {} } as unknown as ManagedFieldsEntry]);
+    const err = errorOf(() => main.apply(live, deployment({ replicas: 2 }), { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'InternalError');
+    assert.equal(err.message, 'Internal error occurred: failed to decode managed fields: operation must be `Apply` or `Update`');
+    assert.equal((err.cause as Error).cause instanceof ManagedFieldsError, true, 'the decoding error is the cause');
+  });
+
+  test('a configuration whose list items cannot be identified is a bad request naming the object', () => {
+    const bad = deployment({ template: { spec: { containers: [{ image: 'x' }] } } });
+    const err = errorOf(() => main.apply(undefined, bad, { manager: 'm', force: false, now: T0 }));
+    assert.equal(err.reason, 'BadRequest');
+    assert.equal(
+      err.message,
+      'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)',
+    );
+    const clusterScoped = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } } };
+    assert.match(errorOf(() => main.apply(undefined, clusterScoped, { manager: 'm', force: false, now: T0 })).message, /^failed to create typed patch object \(\/web; apps\/v1, Kind=Deployment\): .*duplicate entries/);
+  });
+});
+
+describe('FieldManager.apply: entries and their times', () => {
+  test('an apply that changes nothing keeps the time of the applier\'s entry; one that changes something records its time', () => {
+    const live = main.apply(undefined, deployment({ replicas: 1 }), { manager: 'm', force: false, now: T0 });
+    const again = main.apply(live, deployment({ replicas: 1 }), { manager: 'm', force: false, now: T1 });
+    assert.deepEqual(again.metadata.managedFields, live.metadata.managedFields);
+    const changed = main.apply(again, deployment({ replicas: 2 }), { manager: 'm', force: false, now: T2 });
+    assert.deepEqual(changed.metadata.managedFields?.map((e) => e.time), [T2]);
+  });
+
+  test('an apply of server-set metadata only leaves its manager without an entry', () => {
+    const obj = main.apply(undefined, deployment({}, { uid: 'u', resourceVersion: '9', generation: 3, creationTimestamp: T0, selfLink: '/x', clusterName: 'c' }), { manager: 'm', force: false, now: T0 });
+    // The empty spec it applies is its only field.
+    assert.deepEqual(obj.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]), [['m', { 'f:spec': {} }]]);
+    const bare = main.apply(undefined, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'u', selfLink: '/x', clusterName: 'c', generation: 1 } }, { manager: 'm', force: false, now: T0 });
+    assert.equal(bare.metadata.managedFields, undefined);
+    assert.equal('managedFields' in bare.metadata, false);
+    assert.equal('annotations' in bare.metadata, false, 'no annotations appear');
+  });
+});
+
+describe('FieldManager.update: more', () => {
+  test('a create owns no server-set metadata; a nameless manager is "unknown"', () => {
+    const created = deployment({ replicas: 1 }, { uid: 'u', resourceVersion: '1', generation: 1, creationTimestamp: T0, selfLink: '/apis/apps/v1/x', clusterName: 'c' });
+    assert.deepEqual(main.update(undefined, created, '', T0), [{ manager: 'unknown', operation: 'Update', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]);
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const next = { ...live, spec: { replicas: 2 }, metadata: { ...live.metadata, generation: 2, resourceVersion: '2' } };
+    assert.deepEqual(
+      main.update(live, next, '', T1)?.map((e) => [e.manager, e.fieldsV1]),
+      [['unknown', { 'f:spec': { 'f:replicas': {} } }]],
+    );
+  });
+
+  test('a create that sets nothing a manager can own records no entry', () => {
+    assert.equal(main.update(undefined, deployment({}, { uid: 'u' }), 'a', T0), undefined);
+    assert.equal(main.update(undefined, { ...deployment({}), status: { replicas: 1 } }, 'a', T0), undefined, 'status is not owned through the main resource');
+  });
+
+  test('an update that changes nothing returns the stored entries themselves', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    assert.equal(main.update(live, { ...live }, 'b', T1), live.metadata.managedFields);
+  });
+
+  test('an object the schema cannot type keeps its recorded entries', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const bad = { ...live, spec: { replicas: 2, template: { spec: { containers: [{ image: 'x' }] } } } };
+    assert.equal(main.update(live, bad, 'b', T1), live.metadata.managedFields);
+    assert.equal(main.update(undefined, bad, 'b', T1), undefined);
+  });
+
+  test('managedFields sent equal to the stored ones are the stored ones', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const next = { ...live, spec: { replicas: 2 }, metadata: { ...live.metadata, managedFields: structuredClone(live.metadata.managedFields) } };
+    assert.deepEqual(main.update(live, next, 'b', T1)?.map((e) => [e.manager, e.fieldsV1]), [['b', { 'f:spec': { 'f:replicas': {} } }]]);
+    const unchanged = { ...live, metadata: { ...live.metadata, managedFields: structuredClone(live.metadata.managedFields) } };
+    assert.equal(main.update(live, unchanged, 'b', T1), live.metadata.managedFields, 'nothing changed: the stored entries themselves');
+  });
+});
+
+describe('FieldManager: kinds without spec or status', () => {
+  const schema = { type: 'object' as const, properties: { apiVersion: { type: 'string' as const }, kind: { type: 'string' as const }, metadata: { type: 'object' as const, properties: { name: { type: 'string' as const } } }, data: { type: 'object' as const, additionalProperties: { type: 'string' as const } } } };
+  const cm = new FieldManager({ schema, apiVersion: 'v1', kind: 'ConfigMap' });
+
+  test('a create owns the top-level maps it sets, as members', () => {
+    const created: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
+    assert.deepEqual(cm.update(undefined, created, 'a', T0)?.[0]?.fieldsV1, { 'f:data': { '.': {}, 'f:a': {} } });
+    const spec: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, spec: { x: 1 } };
+    assert.deepEqual(cm.update(undefined, spec, 'a', T0)?.[0]?.fieldsV1, { 'f:spec': { '.': {}, 'f:x': {} } });
+  });
+});
+
+describe('FieldManager: more of update and apply', () => {
+  const full = new FieldManager({ schema: deploymentSchema, apiVersion: 'apps/v1', kind: 'Deployment' });
+
+  test('a create through an endpoint that owns everything owns spec and status fields, not the structs an empty object has', () => {
+    const created = { ...deployment({ replicas: 1 }), status: { replicas: 1 } };
+    assert.deepEqual(full.update(undefined, created, 'a', T0)?.[0]?.fieldsV1, { 'f:spec': { 'f:replicas': {} }, 'f:status': { 'f:replicas': {} } });
+  });
+
+  test('a create that brings managedFields is compared with an empty object of the kind', () => {
+    const mine: ManagedFieldsEntry[] = [{ manager: 'mine', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:paused': {} } } }];
+    const fields = main.update(undefined, deployment({ replicas: 1 }, { managedFields: mine }), 'm', T0);
+    assert.deepEqual(
+      fields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['mine', 'Apply', { 'f:spec': { 'f:paused': {} } }],
+        ['m', 'Update', { 'f:spec': { 'f:replicas': {} } }],
+      ],
+    );
+  });
+
+  test('stored managedFields that cannot be decoded are dropped by an update, as if there were none', () => {
+    const live = withFields(deployment({ replicas: 1 }), [{ manager: 'x', operation: 'Sideways', apiVersion: 'apps/v1', fieldsType: 'FieldsV1' } as unknown as ManagedFieldsEntry]);
+    assert.equal(main.update(live, { ...deployment({ replicas: 2 }) }, 'm', T1), undefined);
+  });
+
+  test('an updater writing again owns what it wrote both times, at the time of the last write', () => {
+    const created = deployment({ replicas: 1 });
+    let live = withFields(created, main.update(undefined, created, 'a', T0));
+    const first = { ...live, spec: { replicas: 2 } };
+    live = withFields(first, main.update(live, first, 'b', T1));
+    const second = { ...live, spec: { replicas: 2, paused: true } };
+    assert.deepEqual(
+      main.update(live, second, 'b', T2)?.map((e) => [e.manager, e.time, e.fieldsV1]),
+      [['b', T2, { 'f:spec': { 'f:paused': {}, 'f:replicas': {} } }]],
+    );
+  });
+
+  test('an update of server-set metadata, apiVersion or kind only records no new owner', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    const bumped = { ...live, metadata: { ...live.metadata, generation: 2, resourceVersion: '7', uid: 'u-2' } };
+    assert.deepEqual(main.update(live, bumped, 'b', T1), live.metadata.managedFields);
+    for (const converted of [{ ...live, apiVersion: 'apps/v1beta1' }, { ...live, kind: 'Other' }, { ...live, apiVersion: 'apps/v1beta1', kind: 'Other' }]) {
+      assert.deepEqual(main.update(live, converted, 'b', T1), live.metadata.managedFields);
+    }
+  });
+
+  test('an entry that owns nothing is dropped by the next write, even one that changes nothing', () => {
+    const created = deployment({ replicas: 1 });
+    const owner: ManagedFieldsEntry = { manager: 'owner', operation: 'Update', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } };
+    const empty: ManagedFieldsEntry = { manager: 'empty', operation: 'Apply', apiVersion: 'apps/v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: {} };
+    const live = withFields(created, [owner]);
+    assert.deepEqual(main.update(live, withFields(created, [owner, empty]), 'm', T1), [owner]);
+  });
+
+  test('a write through the status subresource owns no spec, even when spec is all it changed', () => {
+    const created = deployment({ replicas: 1 });
+    const live = withFields(created, main.update(undefined, created, 'a', T0));
+    assert.deepEqual(status.update(live, { ...live, spec: { replicas: 5 } }, 'ctl', T1)?.map((e) => e.manager), ['a']);
+  });
+
+  test('a configuration without metadata is named "/" in messages', () => {
+    const bad = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ image: 'x' }] } } } } as unknown as KubeObject;
+    assert.match(errorOf(() => main.apply(undefined, bad, { manager: 'm', force: false, now: T0 })).message, /^failed to create typed patch object \(\/; apps\/v1, Kind=Deployment\): /);
+  });
+});
+
+describe('FieldManager.apply: kubectl and a last-applied annotation it cannot use', () => {
+  /** Created client-side with replicas 2 (recorded for "creator"), the annotation as given. */
+  const live = (annotation: string): KubeObject => {
+    const created = deployment({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: annotation } });
+    return withFields(created, main.update(undefined, created, 'creator', T0));
+  };
+  const conflicts = (annotation: string) => errorOf(() => main.apply(live(annotation), deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 })).message;
+  const expected = 'Apply failed with 1 conflict: conflict with "creator" using apps/v1: .spec.replicas';
+
+  test('one that matches takes the field without conflict (the cases below differ from it only in the annotation)', () => {
+    const next = main.apply(live(JSON.stringify(deployment({ replicas: 2 }))), deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 });
+    assert.equal((next.spec as { replicas: number }).replicas, 3);
+  });
+
+  test('empty, not JSON, not an object, of another version or not typable: the conflict stands', () => {
+    assert.equal(conflicts('not json'), expected);
+    assert.equal(conflicts('null'), expected);
+    assert.equal(conflicts('"text"'), expected);
+    assert.equal(conflicts(JSON.stringify({ ...deployment({ replicas: 2 }), apiVersion: 'apps/v1beta1' })), expected);
+    assert.equal(conflicts(JSON.stringify(deployment({ replicas: 2, template: { spec: { containers: [{ image: 'x' }] } } }))), expected);
+  });
+
+  test('an empty annotation is left as it is', () => {
+    const created = deployment({}, { annotations: { [LAST_APPLIED_ANNOTATION]: '' } });
+    const next = main.apply(created, deployment({ replicas: 3 }), { manager: 'kubectl', force: false, now: T1 });
+    assert.deepEqual(next.metadata.annotations, { [LAST_APPLIED_ANNOTATION]: '' });
   });
 });

@@ -119,5 +119,6 @@ function prune(options: UpdaterOptions, merged: unknown, managers: Managed, last
   // Add back what the applier did not own (only its own former fields go).
   const stillThere = ensure(toFieldSet(pruned, type));
   const result = removeItems(merged, intersection(difference(mergedSet, stillThere), lastSet), type);
-  return result === undefined ? merged : result;
+  // Everything went: the object is left empty (removeItems drops a map it empties).
+  return result === undefined ? {} : result;
 }
