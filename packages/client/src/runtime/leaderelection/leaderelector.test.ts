@@ -1094,6 +1094,76 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
   });
+
+  it('cancelled from onStoppedLeading after the renew deadline, releases only once the work has stopped', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const t0 = clock.now();
+    const controller = new AbortController();
+    let workEnded = -1;
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          await clock.sleep(300); // winding down
+          workEnded = clock.now();
+        },
+        onStoppedLeading: () => {
+          lock.failing = false;
+          controller.abort(); // the user shuts down when it loses the lease, as client-go's users do
+        },
+      },
+    });
+    let done = false;
+    const run = me.elector.run(controller.signal).then(() => void (done = true));
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes
+    assert.equal(me.elector.isLeader(), false);
+    await clock.advance(299);
+    assert.equal(workEnded, -1);
+    assert.equal(lock.record?.holderIdentity, 'me', 'not released while the work still runs');
+    assert.equal(done, false);
+    await clock.advance(1);
+    await run;
+    assert.equal(workEnded - t0, 2_800);
+    assert.equal(lock.record?.holderIdentity, '', 'released once the work stopped');
+    assert.equal(lock.record?.renewTime, formatMicroTime(t0 + 2_800));
+  });
+
+  it('cancelled while the work of an ended term winds down, releases only once that work has stopped', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const t0 = clock.now();
+    const controller = new AbortController();
+    let workEnded = -1;
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          await clock.sleep(400); // winding down
+          workEnded = clock.now();
+        },
+        onStoppedLeading: () => {},
+      },
+    });
+    const run = me.elector.run(controller.signal);
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes; the work winds down until 2.9 s
+    lock.failing = false;
+    await clock.advance(100);
+    controller.abort();
+    await clock.advance(299);
+    assert.equal(lock.record?.holderIdentity, 'me', 'not released while the work still runs');
+    await clock.advance(1);
+    await run;
+    assert.equal(workEnded - t0, 2_900);
+    assert.equal(lock.record?.holderIdentity, '');
+    assert.equal(lock.record?.renewTime, formatMicroTime(t0 + 2_900));
+  });
 });
 
 describe('LeaseLock', () => {

@@ -279,12 +279,12 @@ export class LeaderElector {
       }
     }
 
-    if (ended === 'cancel') {
-      // The lease is ours until others see it expire: run() releases it once the work has stopped.
+    // Never two terms' work at once in this process: campaign again once this term's work ended.
+    await raceSignal(work, signal);
+    if (signal.aborted) {
+      // Cancelled during the term, from onStoppedLeading, or while the work wound down: the lease
+      // is ours until others see it expire, and run() releases it once the work has stopped.
       await this.#within(work, lastRenewAt + this.#leaseMs - this.#clock.now());
-    } else {
-      // Never two terms' work at once in this process: campaign again once this term's work ended.
-      await raceSignal(work, signal);
     }
   }
 
