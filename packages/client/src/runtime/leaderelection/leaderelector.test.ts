@@ -239,7 +239,7 @@ describe('LeaderElector', () => {
     const lastRenew = Date.parse(spec(e.store).renewTime ?? '');
     await e.clock.advance(30_000);
     assert.ok((a.stopped[0] ?? Infinity) <= lastRenew + RENEW_MS, `a stopped at +${(a.stopped[0] ?? Infinity) - lastRenew} ms`);
-    assert.ok((b.started[0] ?? -Infinity) >= lastRenew + 11_000);
+    assert.equal((b.started[0] ?? -Infinity) >= lastRenew + 11_000, true);
     assert.deepEqual(e.violations, []);
     await e.stopAll();
   });
@@ -267,12 +267,12 @@ describe('LeaderElector', () => {
     const a = e.add('a');
     await e.clock.advance(1_000);
     const lease = e.store.peek();
-    assert.ok(lease?.spec);
+    assert.ok(lease?.spec, 'the lease has a spec');
     e.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     const changedAt = e.clock.now();
     await e.clock.advance(3 * RETRY_MS);
     assert.equal(a.stopped.length, 1);
-    assert.ok((a.stopped[0] ?? Infinity) <= changedAt + 2 * RETRY_MS);
+    assert.equal((a.stopped[0] ?? Infinity) <= changedAt + 2 * RETRY_MS, true);
     assert.equal(a.elector.getLeader(), 'intruder');
     await e.stopAll();
   });
@@ -291,7 +291,7 @@ describe('LeaderElector', () => {
     assert.equal(spec(e.store).leaseDurationSeconds, 1);
     await e.clock.advance(2.2 * RETRY_MS);
     assert.deepEqual(e.leaders(), ['b']);
-    assert.ok((b.started[0] ?? Infinity) - cancelledAt <= 2.2 * RETRY_MS);
+    assert.equal((b.started[0] ?? Infinity) - cancelledAt <= 2.2 * RETRY_MS, true);
     assert.equal(spec(e.store).leaseTransitions, 1);
     await e.stopAll();
   });
@@ -347,7 +347,7 @@ describe('LeaderElector', () => {
     a.controller.abort();
     await e.clock.advance(30_000);
     assert.equal(spec(e.store).holderIdentity, 'b');
-    assert.ok((b.started[0] ?? -Infinity) >= lastRenew + LEASE_MS);
+    assert.equal((b.started[0] ?? -Infinity) >= lastRenew + LEASE_MS, true);
     await e.stopAll();
   });
 
@@ -683,7 +683,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(3_000);
     assert.equal(lock.record?.holderIdentity, 'me', 'the lease was written');
     assert.deepEqual(me.started, [], 'but too late to lead safely');
-    assert.ok(me.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)), true);
     lock.latencyMs = 0;
     await clock.advance(2_000);
     assert.equal(me.started.length, 1, 'a fast renewal of its own lease then leads');
@@ -809,7 +809,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(1);
     await run;
     assert.equal(clock.now() - cancelled, RENEW_MS);
-    assert.ok(me.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)), true);
     assert.equal(me.elector.getLeader(), 'me', 'not released');
   });
 
@@ -825,7 +825,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
     assert.equal(lock.record?.holderIdentity, 'next');
-    assert.ok(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)), true);
     assert.deepEqual(
       me.lines.filter((l) => /released the lease|timed out|failed to release/.test(l.message)),
       [],
@@ -943,11 +943,11 @@ describe('LeaderElector timing', () => {
       ],
     );
     const lines = me.lines.filter((l) => l.level !== 'debug');
-    assert.ok(me.lines[3]?.fields['err'] instanceof Error);
+    assert.equal(me.lines[3]?.fields['err'] instanceof Error, true);
     for (const l of me.lines) assert.deepEqual([l.fields['lease'], l.fields['identity']], [`${NS}/${NAME}`, 'me']);
     assert.equal(lines[1]?.fields['leader'], 'me');
     assert.equal(lines[4]?.fields['reason'], 'cancel');
-    assert.ok(lines[3]?.fields['err'] instanceof Error);
+    assert.equal(lines[3]?.fields['err'] instanceof Error, true);
   });
 
   it('leaves no timer behind once run() has returned, however it was stopped', async () => {
@@ -1021,7 +1021,7 @@ describe('LeaderElector timing', () => {
     lock.set({ ...record, acquireTime: formatMicroTime(clock.now()) }); // re-acquired, same renewTime
     await clock.advance(10_000);
     assert.deepEqual(me.started.map((t) => t - t0), [7_000]);
-    assert.ok(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'));
+    assert.equal(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'), true);
     controller.abort();
     await clock.advance(0);
     await run;
