@@ -430,6 +430,8 @@ class MemoryLock implements ResourceLock {
   /** How long a call takes before it is applied. */
   latencyMs = 0;
   failing = false;
+  /** While set, calls wait for it before they are applied (an answer the test lets through). */
+  gate: Promise<void> | undefined;
   constructor(readonly clock: FakeClock) {}
 
   /** Another writer changes the record. */
@@ -474,6 +476,7 @@ class MemoryLock implements ResourceLock {
     this.maxInflight = Math.max(this.maxInflight, this.inflight);
     try {
       if (this.latencyMs > 0) await this.clock.sleep(this.latencyMs);
+      if (this.gate !== undefined) await this.gate;
       if (this.failing) throw new Error('connect ECONNREFUSED 10.0.0.1:6443');
       return fn();
     } finally {
@@ -738,6 +741,32 @@ describe('LeaderElector timing', () => {
     await run;
   });
 
+  it('a renewal that answers at or after its renew deadline ends the term as it answers, before any timer runs', async () => {
+    for (const late of [0, 1]) {
+      let paused = 0;
+      const fake = new FakeClock();
+      const clock = { now: () => fake.now() + paused, setTimeout: fake.setTimeout.bind(fake), sleep: fake.sleep.bind(fake) };
+      const lock = new MemoryLock(fake);
+      const me = single(lock, { ...SHORT, clock });
+      const controller = new AbortController();
+      const run = me.elector.run(controller.signal);
+      await fake.advance(0);
+      let open = (): void => {};
+      lock.gate = new Promise((resolve) => (open = resolve));
+      await fake.advance(1_000); // the renewal started at 1 s and waits for its answer
+      paused = 2_500 + late; // the process stalled: by the clock, the answer comes at the deadline (+ late)
+      lock.gate = undefined;
+      open();
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve)); // I/O callbacks run, no timer
+      // (It then campaigns again at once and, the lease being its own, leads again.)
+      assert.deepEqual(me.stopped, [fake.now()], `answered ${late} ms after the deadline: stopped as it answered`);
+      assert.deepEqual(me.reasons, [`leadership of ${NS}/${NAME} ended (deadline)`]);
+      controller.abort();
+      await fake.advance(10_000);
+      await run;
+    }
+  });
+
   it('waits for the work of a term that ended before it campaigns again', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLock(clock);
@@ -909,7 +938,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(2_000);
     assert.deepEqual(me.started, []);
     assert.equal(me.elector.getLeader(), 'winner');
-    assert.ok(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')));
+    assert.equal(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')), true);
     controller.abort();
     await clock.advance(200);
     await run;
@@ -1061,7 +1090,7 @@ describe('LeaderElector timing', () => {
     const failed = me.lines.filter((l) => l.message === 'failed to update the lease');
     assert.equal(failed.length, 1);
     assert.equal(failed[0]?.level, 'info');
-    assert.ok(isApiError(failed[0]?.fields['err'], 'Conflict'));
+    assert.equal(isApiError(failed[0]?.fields['err'], 'Conflict'), true);
     controller.abort();
     await clock.advance(200);
     await run;

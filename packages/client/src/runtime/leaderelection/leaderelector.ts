@@ -215,6 +215,7 @@ export class LeaderElector {
       const wait = this.#retryMs + Math.min(Math.max(this.#random(), 0), 1) * JITTER_FACTOR * this.#retryMs;
       try {
         await this.#clock.sleep(wait, signal);
+        // Stryker disable next-line BlockStatement: the sleep rejects only when `signal` aborted, and then the next attempt returns undefined at once
       } catch {
         return undefined;
       }
@@ -229,6 +230,7 @@ export class LeaderElector {
     let ended: TermEnd | undefined;
     let deadline: Timer | undefined;
     const end = (why: TermEnd): void => {
+      // Stryker disable next-line ConditionalExpression: nothing calls end() again: it cancels the deadline and removes the abort listener before any callback runs, and the loop checks `ended` first
       if (ended !== undefined) return;
       ended = why;
       this.#leadingUntil = 0;
@@ -262,11 +264,12 @@ export class LeaderElector {
     while (ended === undefined) {
       try {
         await this.#clock.sleep(this.#retryMs, term.signal);
+        // Stryker disable next-line BlockStatement: the sleep rejects only when the term's signal aborted, and then the next attempt returns undefined at once
       } catch {
         break;
       }
       const attempt = await this.#nextAttempt(term.signal);
-      // Stryker disable next-line LogicalOperator: an attempt is undefined only when the term's signal aborted, i.e. once the term has ended
+      // Stryker disable next-line LogicalOperator,ConditionalExpression: an attempt is undefined only when the term's signal aborted, i.e. once the term has ended; and the term ends only in a timer or an abort listener, which cannot run between the attempt's answer and here (microtasks only)
       if (attempt === undefined || ended !== undefined) break;
       if (attempt.ok) {
         lastRenewAt = attempt.at;
@@ -281,11 +284,10 @@ export class LeaderElector {
 
     // Never two terms' work at once in this process: campaign again once this term's work ended.
     await raceSignal(work, signal);
-    if (signal.aborted) {
-      // Cancelled during the term, from onStoppedLeading, or while the work wound down: the lease
-      // is ours until others see it expire, and run() releases it once the work has stopped.
-      await this.#within(work, lastRenewAt + this.#leaseMs - this.#clock.now());
-    }
+    // Cancelled (during the term, from onStoppedLeading, or while the work wound down): the lease
+    // is ours until others see it expire, and run() releases it once the work has stopped. (Not
+    // cancelled, the work has settled and this returns at once.)
+    await this.#within(work, lastRenewAt + this.#leaseMs - this.#clock.now());
   }
 
   /** The next attempt, once the previous one has settled; undefined when `signal` aborts first. */
