@@ -1161,6 +1161,28 @@ describe('LeaderElector timing', () => {
     assert.equal(lock.record?.renewTime, formatMicroTime(t0 + 2_800));
   });
 
+  it('cancelled once the lease has expired, while an ended term winds down, releases at once', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const controller = new AbortController();
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: { onStartedLeading: () => new Promise<void>(() => {}), onStoppedLeading: () => {} },
+    });
+    let done = false;
+    const run = me.elector.run(controller.signal).then(() => void (done = true));
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes; the work never stops
+    await clock.advance(500); // the lease, last renewed at 0 s, expires now by this clock
+    lock.failing = false;
+    controller.abort();
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve)); // no timer runs
+    assert.equal(done, true, 'no wait for the work once others may take the lease anyway');
+    assert.equal(lock.record?.holderIdentity, '');
+    await run;
+  });
+
   it('cancelled while the work of an ended term winds down, releases only once that work has stopped', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLock(clock);
