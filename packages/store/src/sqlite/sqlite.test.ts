@@ -320,3 +320,27 @@ describe('SqliteStore: errors and edge cases', () => {
     });
   });
 });
+
+describe('SqliteStore: compaction errors', () => {
+  it('compacting above the current revision, or watching from below the compact revision, says where the store stands', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        let kv = await store.create('/a', '0');
+        for (let i = 1; i <= 3; i++) kv = await store.update('/a', String(i), kv.modRevision);
+        const future = await storeError(() => store.compact(kv.modRevision + 1), 'FutureRevision');
+        assert.deepEqual([future.message, future.currentRevision], [`cannot compact at revision ${kv.modRevision + 1}: the current revision is ${kv.modRevision}`, kv.modRevision]);
+        await store.compact(kv.modRevision - 1);
+        const compacted = await storeError(async () => {
+          for await (const event of store.watch('/', kv.modRevision - 2)) assert.fail(`an event from a compacted revision: ${JSON.stringify(event)}`);
+        }, 'Compacted');
+        assert.deepEqual(
+          [compacted.message, compacted.compactRevision, compacted.currentRevision],
+          [`revision ${kv.modRevision - 2} has been compacted (compact revision ${kv.modRevision - 1})`, kv.modRevision - 1, kv.modRevision],
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
