@@ -414,9 +414,12 @@ export class SqliteStore implements Store {
       const event = result.event;
       this.stats.writes++;
       this.publish(op.key, event);
-      if (event.type === 'delete') (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev! });
+      if (event.type === 'delete') {
+        (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev! });
+        continue;
+      }
       // Stryker disable next-line ConditionalExpression,StringLiteral: apply() makes only create, update and delete events (the test is for the type)
-      else if (event.type !== 'progress') (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
+      if (event.type !== 'progress') (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
     }
     return undefined;
   }
