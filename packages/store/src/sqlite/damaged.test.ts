@@ -35,7 +35,8 @@ function damage(path: string, blocks: number, seed: number): void {
 
 async function filledStore(path: string): Promise<void> {
   const store = await SqliteStore.open({ path, reserveBytes: 0 });
-  for (let i = 0; i < 2000; i++) await store.create(`/registry/things/t${String(i).padStart(5, '0')}`, JSON.stringify({ n: i, pad: 'p'.repeat(500) }));
+  // Issued in one turn: one group commit instead of 2,000 (each an fsync); the same rows result.
+  await Promise.all(Array.from({ length: 2000 }, (_, i) => store.create(`/registry/things/t${String(i).padStart(5, '0')}`, JSON.stringify({ n: i, pad: 'p'.repeat(500) }))));
   await store.close();
 }
 

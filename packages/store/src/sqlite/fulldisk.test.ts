@@ -10,7 +10,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { isStoreError } from '../store.js';
+import { isStoreError, type StoreError } from '../store.js';
 import { SqliteStore } from './sqlite.js';
 
 /** A tmpfs of `size` mounted on a new directory; unmounted and removed at the end of the scope. */
@@ -50,6 +50,7 @@ describe('SqliteStore: full disk', () => {
       assert.ok(created > 10, `only ${created} values fit`);
       assert.ok(isStoreError(refusal, 'Unavailable'), String(refusal));
       assert.match((refusal as Error).message, /the disk is full \(.*state\.db\)/);
+      assert.equal((refusal as StoreError).key, `/k/${created}`, 'the refusal names the key');
       assert.equal(store.diskFull, true);
       await assert.rejects(stat(`${path}-reserve`), 'the reserve was given up');
       await assert.rejects(store.create('/small', 'x'), /the disk is full .*only deletes and small updates are committed until 2097152 bytes are free/);

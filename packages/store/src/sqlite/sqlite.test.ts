@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { closeStore, storeConformance, type OpenedStore } from '../conformance/index.js';
-import { isStoreError, type KeyValue, type Store, type StoreOptions } from '../store.js';
+import { isStoreError, type KeyValue, type Store, type StoreError, type StoreOptions, type WatchEvent } from '../store.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 
 /** A database file in a fresh temporary directory, removed by `dispose`. */
@@ -226,6 +226,120 @@ describe('SqliteStore: compaction across close and open', () => {
         assert.deepEqual({ ...(await again.compact(next.modRevision)) }, { compactRevision: next.modRevision, removed: 1 }, 'a compaction after the resumed one');
       } finally {
         await again.close();
+      }
+    });
+  });
+});
+
+/** The StoreError `action` rejects with (failing unless it rejects with one of `code`). */
+async function storeError(action: () => Promise<unknown>, code: StoreError['code']): Promise<StoreError> {
+  let caught: unknown;
+  try {
+    await action();
+  } catch (err) {
+    caught = err;
+  }
+  assert.equal(isStoreError(caught, code), true, `expected StoreError ${code}, got ${String(caught)}`);
+  return caught as StoreError;
+}
+
+describe('SqliteStore: errors and edge cases', () => {
+  it('a refused write names its key, and AlreadyExists and Conflict carry the version the key has', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        const a = await store.create('/a', '1');
+        const exists = await storeError(() => store.create('/a', '2'), 'AlreadyExists');
+        assert.deepEqual([exists.message, exists.key, plain(exists.current)], ['key "/a" already exists', '/a', plain(a)]);
+        const missing = await storeError(() => store.update('/b', 'x', 1), 'NotFound');
+        assert.deepEqual([missing.message, missing.key], ['key "/b" not found', '/b']);
+        const deleted = await storeError(() => store.delete('/b'), 'NotFound');
+        assert.equal(deleted.key, '/b');
+        const stale = await storeError(() => store.update('/a', 'x', a.modRevision + 7), 'Conflict');
+        assert.deepEqual([stale.message, stale.key, plain(stale.current)], [`key "/a" is at revision ${a.modRevision}, not ${a.modRevision + 7}`, '/a', plain(a)]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  it('an expectedModRevision or fromRevision that is not a non-negative integer throws InvalidValue naming it, and writes nothing', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        const a = await store.create('/a', '1');
+        for (const bad of [-1, 1.5]) {
+          const update = await storeError(() => store.update('/a', 'x', bad), 'InvalidValue');
+          assert.match(update.message, /^expectedModRevision must be a non-negative integer/);
+          const del = await storeError(() => store.delete('/a', bad), 'InvalidValue');
+          assert.match(del.message, /^expectedModRevision must be a non-negative integer/);
+          const watch = await storeError(async () => store.watch('/', bad), 'InvalidValue');
+          assert.match(watch.message, /^fromRevision must be a non-negative integer/);
+        }
+        assert.deepEqual(plain(await store.get('/a')), plain(a), 'nothing was written');
+        assert.equal(await store.currentRevision(), a.modRevision);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  it('the empty prefix lists, counts and watches every key', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        for (const key of ['/a', '/b/c', '/\u{10FFFF}']) await store.create(key, key);
+        assert.deepEqual((await store.list('')).items.map((kv) => kv.key), ['/a', '/b/c', '/\u{10FFFF}']);
+        assert.equal((await store.count('')).count, 3);
+        const controller = new AbortController();
+        const events: WatchEvent[] = [];
+        for await (const event of store.watch('', 0, { signal: controller.signal })) {
+          events.push(event);
+          if (events.length === 3) controller.abort();
+        }
+        assert.deepEqual(events.map((e) => (e.type === 'create' ? e.kv.key : e.type)), ['/a', '/b/c', '/\u{10FFFF}']);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  it('list after the prefix itself leaves out the key equal to the prefix', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        for (const key of ['/p', '/p/1', '/p2']) await store.create(key, key);
+        const current = await store.currentRevision();
+        for (const revision of [undefined, current - 1]) {
+          const listed = await store.list('/p', { after: '/p', ...(revision === undefined ? {} : { revision }) });
+          assert.deepEqual(listed.items.map((kv) => kv.key), revision === undefined ? ['/p/1', '/p2'] : ['/p/1'], `at revision ${revision ?? 'now'}`);
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
+
+describe('SqliteStore: compaction errors', () => {
+  it('compacting above the current revision, or watching from below the compact revision, says where the store stands', async () => {
+    await withTemp(async (path) => {
+      const store = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        let kv = await store.create('/a', '0');
+        for (let i = 1; i <= 3; i++) kv = await store.update('/a', String(i), kv.modRevision);
+        const future = await storeError(() => store.compact(kv.modRevision + 1), 'FutureRevision');
+        assert.deepEqual([future.message, future.currentRevision], [`cannot compact at revision ${kv.modRevision + 1}: the current revision is ${kv.modRevision}`, kv.modRevision]);
+        await store.compact(kv.modRevision - 1);
+        const compacted = await storeError(async () => {
+          for await (const event of store.watch('/', kv.modRevision - 2)) assert.fail(`an event from a compacted revision: ${JSON.stringify(event)}`);
+        }, 'Compacted');
+        assert.deepEqual(
+          [compacted.message, compacted.compactRevision, compacted.currentRevision],
+          [`revision ${kv.modRevision - 2} has been compacted (compact revision ${kv.modRevision - 1})`, kv.modRevision - 1, kv.modRevision],
+        );
+      } finally {
+        await store.close();
       }
     });
   });

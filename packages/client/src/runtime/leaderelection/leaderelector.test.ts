@@ -239,7 +239,7 @@ describe('LeaderElector', () => {
     const lastRenew = Date.parse(spec(e.store).renewTime ?? '');
     await e.clock.advance(30_000);
     assert.ok((a.stopped[0] ?? Infinity) <= lastRenew + RENEW_MS, `a stopped at +${(a.stopped[0] ?? Infinity) - lastRenew} ms`);
-    assert.ok((b.started[0] ?? -Infinity) >= lastRenew + 11_000);
+    assert.equal((b.started[0] ?? -Infinity) >= lastRenew + 11_000, true);
     assert.deepEqual(e.violations, []);
     await e.stopAll();
   });
@@ -267,12 +267,12 @@ describe('LeaderElector', () => {
     const a = e.add('a');
     await e.clock.advance(1_000);
     const lease = e.store.peek();
-    assert.ok(lease?.spec);
+    assert.ok(lease?.spec, 'the lease has a spec');
     e.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     const changedAt = e.clock.now();
     await e.clock.advance(3 * RETRY_MS);
     assert.equal(a.stopped.length, 1);
-    assert.ok((a.stopped[0] ?? Infinity) <= changedAt + 2 * RETRY_MS);
+    assert.equal((a.stopped[0] ?? Infinity) <= changedAt + 2 * RETRY_MS, true);
     assert.equal(a.elector.getLeader(), 'intruder');
     await e.stopAll();
   });
@@ -291,7 +291,7 @@ describe('LeaderElector', () => {
     assert.equal(spec(e.store).leaseDurationSeconds, 1);
     await e.clock.advance(2.2 * RETRY_MS);
     assert.deepEqual(e.leaders(), ['b']);
-    assert.ok((b.started[0] ?? Infinity) - cancelledAt <= 2.2 * RETRY_MS);
+    assert.equal((b.started[0] ?? Infinity) - cancelledAt <= 2.2 * RETRY_MS, true);
     assert.equal(spec(e.store).leaseTransitions, 1);
     await e.stopAll();
   });
@@ -347,7 +347,7 @@ describe('LeaderElector', () => {
     a.controller.abort();
     await e.clock.advance(30_000);
     assert.equal(spec(e.store).holderIdentity, 'b');
-    assert.ok((b.started[0] ?? -Infinity) >= lastRenew + LEASE_MS);
+    assert.equal((b.started[0] ?? -Infinity) >= lastRenew + LEASE_MS, true);
     await e.stopAll();
   });
 
@@ -430,6 +430,8 @@ class MemoryLock implements ResourceLock {
   /** How long a call takes before it is applied. */
   latencyMs = 0;
   failing = false;
+  /** While set, calls wait for it before they are applied (an answer the test lets through). */
+  gate: Promise<void> | undefined;
   constructor(readonly clock: FakeClock) {}
 
   /** Another writer changes the record. */
@@ -474,6 +476,7 @@ class MemoryLock implements ResourceLock {
     this.maxInflight = Math.max(this.maxInflight, this.inflight);
     try {
       if (this.latencyMs > 0) await this.clock.sleep(this.latencyMs);
+      if (this.gate !== undefined) await this.gate;
       if (this.failing) throw new Error('connect ECONNREFUSED 10.0.0.1:6443');
       return fn();
     } finally {
@@ -683,7 +686,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(3_000);
     assert.equal(lock.record?.holderIdentity, 'me', 'the lease was written');
     assert.deepEqual(me.started, [], 'but too late to lead safely');
-    assert.ok(me.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)), true);
     lock.latencyMs = 0;
     await clock.advance(2_000);
     assert.equal(me.started.length, 1, 'a fast renewal of its own lease then leads');
@@ -736,6 +739,32 @@ describe('LeaderElector timing', () => {
     lock.latencyMs = 0;
     await fake.advance(10_000);
     await run;
+  });
+
+  it('a renewal that answers at or after its renew deadline ends the term as it answers, before any timer runs', async () => {
+    for (const late of [0, 1]) {
+      let paused = 0;
+      const fake = new FakeClock();
+      const clock = { now: () => fake.now() + paused, setTimeout: fake.setTimeout.bind(fake), sleep: fake.sleep.bind(fake) };
+      const lock = new MemoryLock(fake);
+      const me = single(lock, { ...SHORT, clock });
+      const controller = new AbortController();
+      const run = me.elector.run(controller.signal);
+      await fake.advance(0);
+      let open = (): void => {};
+      lock.gate = new Promise((resolve) => (open = resolve));
+      await fake.advance(1_000); // the renewal started at 1 s and waits for its answer
+      paused = 2_500 + late; // the process stalled: by the clock, the answer comes at the deadline (+ late)
+      lock.gate = undefined;
+      open();
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve)); // I/O callbacks run, no timer
+      // (It then campaigns again at once and, the lease being its own, leads again.)
+      assert.deepEqual(me.stopped, [fake.now()], `answered ${late} ms after the deadline: stopped as it answered`);
+      assert.deepEqual(me.reasons, [`leadership of ${NS}/${NAME} ended (deadline)`]);
+      controller.abort();
+      await fake.advance(10_000);
+      await run;
+    }
   });
 
   it('waits for the work of a term that ended before it campaigns again', async () => {
@@ -809,7 +838,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(1);
     await run;
     assert.equal(clock.now() - cancelled, RENEW_MS);
-    assert.ok(me.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)), true);
     assert.equal(me.elector.getLeader(), 'me', 'not released');
   });
 
@@ -825,7 +854,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
     assert.equal(lock.record?.holderIdentity, 'next');
-    assert.ok(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)));
+    assert.equal(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)), true);
     assert.deepEqual(
       me.lines.filter((l) => /released the lease|timed out|failed to release/.test(l.message)),
       [],
@@ -909,7 +938,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(2_000);
     assert.deepEqual(me.started, []);
     assert.equal(me.elector.getLeader(), 'winner');
-    assert.ok(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')));
+    assert.equal(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')), true);
     controller.abort();
     await clock.advance(200);
     await run;
@@ -943,11 +972,11 @@ describe('LeaderElector timing', () => {
       ],
     );
     const lines = me.lines.filter((l) => l.level !== 'debug');
-    assert.ok(me.lines[3]?.fields['err'] instanceof Error);
+    assert.equal(me.lines[3]?.fields['err'] instanceof Error, true);
     for (const l of me.lines) assert.deepEqual([l.fields['lease'], l.fields['identity']], [`${NS}/${NAME}`, 'me']);
     assert.equal(lines[1]?.fields['leader'], 'me');
     assert.equal(lines[4]?.fields['reason'], 'cancel');
-    assert.ok(lines[3]?.fields['err'] instanceof Error);
+    assert.equal(lines[3]?.fields['err'] instanceof Error, true);
   });
 
   it('leaves no timer behind once run() has returned, however it was stopped', async () => {
@@ -1021,7 +1050,7 @@ describe('LeaderElector timing', () => {
     lock.set({ ...record, acquireTime: formatMicroTime(clock.now()) }); // re-acquired, same renewTime
     await clock.advance(10_000);
     assert.deepEqual(me.started.map((t) => t - t0), [7_000]);
-    assert.ok(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'));
+    assert.equal(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'), true);
     controller.abort();
     await clock.advance(0);
     await run;
@@ -1061,7 +1090,7 @@ describe('LeaderElector timing', () => {
     const failed = me.lines.filter((l) => l.message === 'failed to update the lease');
     assert.equal(failed.length, 1);
     assert.equal(failed[0]?.level, 'info');
-    assert.ok(isApiError(failed[0]?.fields['err'], 'Conflict'));
+    assert.equal(isApiError(failed[0]?.fields['err'], 'Conflict'), true);
     controller.abort();
     await clock.advance(200);
     await run;
@@ -1093,6 +1122,98 @@ describe('LeaderElector timing', () => {
     controller.abort();
     await clock.advance(0);
     await run;
+  });
+
+  it('cancelled from onStoppedLeading after the renew deadline, releases only once the work has stopped', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const t0 = clock.now();
+    const controller = new AbortController();
+    let workEnded = -1;
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          await clock.sleep(300); // winding down
+          workEnded = clock.now();
+        },
+        onStoppedLeading: () => {
+          lock.failing = false;
+          controller.abort(); // the user shuts down when it loses the lease, as client-go's users do
+        },
+      },
+    });
+    let done = false;
+    const run = me.elector.run(controller.signal).then(() => void (done = true));
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes
+    assert.equal(me.elector.isLeader(), false);
+    await clock.advance(299);
+    assert.equal(workEnded, -1);
+    assert.equal(lock.record?.holderIdentity, 'me', 'not released while the work still runs');
+    assert.equal(done, false);
+    await clock.advance(1);
+    await run;
+    assert.equal(workEnded - t0, 2_800);
+    assert.equal(lock.record?.holderIdentity, '', 'released once the work stopped');
+    assert.equal(lock.record?.renewTime, formatMicroTime(t0 + 2_800));
+  });
+
+  it('cancelled once the lease has expired, while an ended term winds down, releases at once', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const controller = new AbortController();
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: { onStartedLeading: () => new Promise<void>(() => {}), onStoppedLeading: () => {} },
+    });
+    let done = false;
+    const run = me.elector.run(controller.signal).then(() => void (done = true));
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes; the work never stops
+    await clock.advance(500); // the lease, last renewed at 0 s, expires now by this clock
+    lock.failing = false;
+    controller.abort();
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve)); // no timer runs
+    assert.equal(done, true, 'no wait for the work once others may take the lease anyway');
+    assert.equal(lock.record?.holderIdentity, '');
+    await run;
+  });
+
+  it('cancelled while the work of an ended term winds down, releases only once that work has stopped', async () => {
+    const clock = new FakeClock();
+    const lock = new MemoryLock(clock);
+    const t0 = clock.now();
+    const controller = new AbortController();
+    let workEnded = -1;
+    const me = single(lock, {
+      ...SHORT,
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          await clock.sleep(400); // winding down
+          workEnded = clock.now();
+        },
+        onStoppedLeading: () => {},
+      },
+    });
+    const run = me.elector.run(controller.signal);
+    await clock.advance(0);
+    lock.failing = true;
+    await clock.advance(2_500); // the renew deadline passes; the work winds down until 2.9 s
+    lock.failing = false;
+    await clock.advance(100);
+    controller.abort();
+    await clock.advance(299);
+    assert.equal(lock.record?.holderIdentity, 'me', 'not released while the work still runs');
+    await clock.advance(1);
+    await run;
+    assert.equal(workEnded - t0, 2_900);
+    assert.equal(lock.record?.holderIdentity, '');
+    assert.equal(lock.record?.renewTime, formatMicroTime(t0 + 2_900));
   });
 });
 

@@ -53,12 +53,14 @@ export interface LeaderElectorOptions {
 }
 
 /** The outcome of one tryAcquireOrRenew: `at` is when it started (the renewTime it wrote). */
-interface Attempt {
-  readonly ok: boolean;
-  readonly at: number;
-  /** Another candidate holds an unexpired lease. */
-  readonly heldByOther: boolean;
-}
+type Attempt =
+  | { readonly ok: true; readonly at: number }
+  | {
+      readonly ok: false;
+      readonly at: number;
+      /** Another candidate holds an unexpired lease. */
+      readonly heldByOther: boolean;
+    };
 
 type TermEnd = 'deadline' | 'lost' | 'cancel';
 
@@ -215,6 +217,7 @@ export class LeaderElector {
       const wait = this.#retryMs + Math.min(Math.max(this.#random(), 0), 1) * JITTER_FACTOR * this.#retryMs;
       try {
         await this.#clock.sleep(wait, signal);
+        // Stryker disable next-line BlockStatement: the sleep rejects only when `signal` aborted, and then the next attempt returns undefined at once
       } catch {
         return undefined;
       }
@@ -229,6 +232,7 @@ export class LeaderElector {
     let ended: TermEnd | undefined;
     let deadline: Timer | undefined;
     const end = (why: TermEnd): void => {
+      // Stryker disable next-line ConditionalExpression: nothing calls end() again: it cancels the deadline and removes the abort listener before any callback runs, and the loop checks `ended` first
       if (ended !== undefined) return;
       ended = why;
       this.#leadingUntil = 0;
@@ -262,11 +266,12 @@ export class LeaderElector {
     while (ended === undefined) {
       try {
         await this.#clock.sleep(this.#retryMs, term.signal);
+        // Stryker disable next-line BlockStatement: the sleep rejects only when the term's signal aborted, and then the next attempt returns undefined at once
       } catch {
         break;
       }
       const attempt = await this.#nextAttempt(term.signal);
-      // Stryker disable next-line LogicalOperator: an attempt is undefined only when the term's signal aborted, i.e. once the term has ended
+      // Stryker disable next-line LogicalOperator,ConditionalExpression: an attempt is undefined only when the term's signal aborted, i.e. once the term has ended; and the term ends only in a timer or an abort listener, which cannot run between the attempt's answer and here (microtasks only)
       if (attempt === undefined || ended !== undefined) break;
       if (attempt.ok) {
         lastRenewAt = attempt.at;
@@ -279,23 +284,24 @@ export class LeaderElector {
       }
     }
 
-    if (ended === 'cancel') {
-      // The lease is ours until others see it expire: run() releases it once the work has stopped.
-      await this.#within(work, lastRenewAt + this.#leaseMs - this.#clock.now());
-    } else {
-      // Never two terms' work at once in this process: campaign again once this term's work ended.
-      await raceSignal(work, signal);
-    }
+    // Never two terms' work at once in this process: campaign again once this term's work ended.
+    await raceSignal(work, signal);
+    // Cancelled (during the term, from onStoppedLeading, or while the work wound down): the lease
+    // is ours until others see it expire, and run() releases it once the work has stopped. (Not
+    // cancelled, the work has settled and this returns at once.)
+    await this.#within(work, lastRenewAt + this.#leaseMs - this.#clock.now());
   }
 
   /** The next attempt, once the previous one has settled; undefined when `signal` aborts first. */
   async #nextAttempt(signal: AbortSignal): Promise<Attempt | undefined> {
     const previous = this.#inflight;
     if (previous !== undefined && (await raceSignal(previous, signal)) === undefined) return undefined;
+    // Stryker disable next-line ConditionalExpression: unreachable: the callers check the signal just before, and raceSignal returns undefined for an aborted one
     if (signal.aborted) return undefined;
     const attempt = this.#tryAcquireOrRenew();
     this.#inflight = attempt;
     const result = await raceSignal(attempt, signal);
+    // Stryker disable next-line ConditionalExpression: an attempt cut short by the signal has not changed the record seen, so there is nothing to report
     if (result !== undefined) this.#reportTransition();
     return result;
   }
@@ -305,7 +311,7 @@ export class LeaderElector {
     const at = this.#clock.now();
     const now = formatMicroTime(at);
     // Stryker disable next-line ObjectLiteral: an empty attempt reads as ok: false, heldByOther: false too (its `at` is read only when ok)
-    const fail = { ok: false, at, heldByOther: false };
+    const fail = { ok: false, at, heldByOther: false } as const;
     const desired = {
       holderIdentity: this.#identity,
       leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
@@ -316,12 +322,12 @@ export class LeaderElector {
 
     // 1. The leader's fast path: update over the version it wrote last.
     const observed = this.#observed;
-    if (observed !== undefined && this.#holdsLease() && this.#leaseValid(at)) {
+    if (observed?.holderIdentity === this.#identity && this.#leaseValid(at)) {
       const next = { ...desired, acquireTime: observed.acquireTime, leaseTransitions: observed.leaseTransitions };
       try {
         await this.#lock.update(next);
         this.#setObserved(next);
-        return { ok: true, at, heldByOther: false };
+        return { ok: true, at };
       } catch (err) {
         this.#log.debug({ err }, 'failed to update the lease optimistically; falling back to get');
       }
@@ -343,7 +349,7 @@ export class LeaderElector {
         return fail;
       }
       this.#setObserved(desired);
-      return { ok: true, at, heldByOther: false };
+      return { ok: true, at };
     }
 
     // 3. Expiry counts from when this process saw the record change, not from its timestamps.
@@ -369,14 +375,15 @@ export class LeaderElector {
       return fail;
     }
     this.#setObserved(next);
-    return { ok: true, at, heldByOther: false };
+    return { ok: true, at };
   }
 
   /** Gives the lease up: no holder, a one-second lease, so a successor takes it at its next try. */
   async #release(): Promise<void> {
+    // Stryker disable next-line ConditionalExpression: racing undefined resolves at once
     if (this.#inflight !== undefined) await this.#within(this.#inflight, this.#renewMs);
     const observed = this.#observed;
-    if (observed === undefined || !this.#holdsLease()) return;
+    if (observed?.holderIdentity !== this.#identity) return;
     const now = formatMicroTime(this.#clock.now());
     const released = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: observed.leaseTransitions };
     const update = this.#lock.update(released).then(
