@@ -567,7 +567,7 @@ class Parser {
           values.add(''); // ",)"
           return [...values];
         }
-        if (next === ',') values.add(''); // ",,"
+        if (next === ',') { this.consume('values'); values.add(''); } // ",,": Kubernetes consumes its second comma too, so "(x,,)" is an error
       } else {
         Parser.failRequirement(`found '${lit}', expected: ',', or identifier`);
       }
