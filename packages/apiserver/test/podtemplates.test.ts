@@ -5,12 +5,11 @@
  * explain and delete against it.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { describe, it } from 'node:test';
 import { decodeProtobuf, encodeProtobuf } from '../src/http/protobuf/index.js';
-import { openWatch, startTestServer, type TestServer } from './harness.js';
+import { openWatch, startTestServer } from './harness.js';
 import { kubectlOk, manifest } from './kubectl-support.js';
-import { assertStatus, ok } from './support.js';
+import { assertStatus, ok, rawRequest as raw } from './support.js';
 
 const PT = '/api/v1/namespaces/default/podtemplates';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -27,21 +26,6 @@ function podTemplate(name: string, labels: Record<string, string> = { app: 'web'
       spec: { containers: [{ name: 'web', image: 'nginx:1.27' }, { name: 'log', image: 'fluentd:1' }] },
     },
   };
-}
-
-/** One request with a binary body; the answer as bytes. */
-function raw(srv: TestServer, method: string, path: string, body: Buffer | undefined, headers: Record<string, string>): Promise<{ status: number; contentType: string; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, srv.url), { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
 }
 
 describe('podtemplates', () => {

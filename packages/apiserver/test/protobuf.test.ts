@@ -9,34 +9,13 @@ import http from 'node:http';
 import { describe, it } from 'node:test';
 import { decodeProtobuf, encodeProtobuf } from '../src/http/protobuf/index.js';
 import { startTestServer, type TestServer } from './harness.js';
-import { CM, assertStatus, ok } from './support.js';
+import { CM, assertStatus, ok, rawRequest as raw, type RawResponse } from './support.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 /** What client-go sends when its content type is protobuf (kubectl's typed clients). */
 const PROTOBUF_FIRST = { accept: `${PROTOBUF},application/json`, 'content-type': PROTOBUF };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-interface RawResponse {
-  readonly status: number;
-  readonly contentType: string;
-  readonly bytes: Buffer;
-}
-
-/** One request with a binary body; the answer as bytes. */
-function raw(srv: TestServer, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, srv.url), { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
-}
 
 /** Asserts a protobuf answer with `code` and returns the object it encodes. */
 function proto(res: RawResponse, code = 200): Json {

@@ -1,8 +1,10 @@
 /**
  * Assertions and object builders shared by the API server's HTTP tests: what a Kubernetes Status
- * answer must look like, small ConfigMap/Node bodies, and a deadline-bounded wait for a condition.
+ * answer must look like, small ConfigMap/Node bodies, a deadline-bounded wait for a condition, and
+ * a request with a binary body (protobuf) answered as bytes.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import type { KubeObject } from '@setpoint/api';
 import type { TestResponse, TestServer } from './harness.js';
 
@@ -77,4 +79,26 @@ export async function waitFor(check: () => boolean | Promise<boolean>, ms = 3000
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** An answer read as bytes. */
+export interface RawResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly bytes: Buffer;
+}
+
+/** One request with an optional binary body (a protobuf object); the answer as bytes. */
+export function rawRequest(srv: TestServer, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, srv.url), { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
 }

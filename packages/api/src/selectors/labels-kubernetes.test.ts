@@ -19,17 +19,9 @@ import {
   type LabelSelector,
   type Labels,
 } from './labels.js';
+import { LABEL_VALUE_MSG, NAME_PART_MSG, SUPPORTED, badRequest } from './labels.test-support.js';
 
-const NAME_PART_MSG =
-  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-const SUPPORTED = 'supported values: "in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!"';
 const NOT_INTEGER = "for 'Gt', 'Lt' operators, the value must be an integer";
-
-function badRequest(message: string): { name: string; reason: string; code: number; message: string } {
-  return { name: 'ApiError', reason: 'BadRequest', code: 400, message };
-}
 
 describe('gt and lt read label values as Go int64', () => {
   // [selector, labels, matches]
