@@ -14,7 +14,7 @@ const data = join(root, 'data/kubernetes-v1.32');
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
 
 /** Every generated file: path from the repository root → its content. */
-export function generate() {
+function generate() {
   return {
     'packages/apiserver/src/http/protobuf/generated/messages.ts': messagesModule(
       protobufMessages(data),

@@ -76,7 +76,7 @@ export function openapiDefinitions(data) {
       for (const [field, prop] of Object.entries(def.properties)) {
         const p = pick(prop);
         const fact = message === undefined ? undefined : goField(message, field);
-        if (fact !== undefined) annotate(p, prop, fact, swagger);
+        if (fact !== undefined) annotate(p, prop, fact);
         copy.properties[field] = p;
       }
     }
@@ -97,6 +97,8 @@ function pick(schema) {
   return out;
 }
 
+const ZERO = { string: '', integer: 0, number: 0, boolean: false };
+
 /**
  * A list's element or a map's value as Kubernetes' OpenAPI v3 publishes it: a scalar defaults to
  * its zero value (Go reads a null element as the zero value); bytes do not.
@@ -106,12 +108,10 @@ function element(schema) {
   return schema;
 }
 
-const ZERO = { string: '', integer: 0, number: 0, boolean: false };
-
-function annotate(p, prop, fact, swagger) {
-  const type = prop.type ?? (prop.$ref === undefined ? undefined : swagger[prop.$ref.slice(REF.length)]?.type);
-  if (fact.d !== undefined) p.default = JSON.parse(fact.d.startsWith('"') || /^(true|false|null|-?\d)/.test(fact.d) || fact.d.startsWith('{') || fact.d.startsWith('[') ? fact.d : JSON.stringify(fact.d));
-  else if (!fact.f.includes('p') && !fact.f.includes('o') && prop.$ref === undefined && ZERO[type] !== undefined) p.default = ZERO[type];
+function annotate(p, prop, fact) {
+  // +default= values are JSON (the importer resolves ref(Constant) to the constant's string).
+  if (fact.d !== undefined) p.default = JSON.parse(fact.d);
+  else if (!fact.f.includes('p') && !fact.f.includes('o') && prop.$ref === undefined && ZERO[prop.type] !== undefined) p.default = ZERO[prop.type];
   // A named non-struct type (a string or map type of the package): its name for error messages.
   const named = fact.t.replace(/^\*/, '');
   if (/^\w+\.\w+$/.test(named) && prop.$ref === undefined) p['x-go-type'] = named;

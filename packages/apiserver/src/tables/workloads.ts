@@ -114,7 +114,7 @@ export const scalePrinter: TablePrinter = {
 };
 
 /** A label map as labels.FormatLabels writes it: "k=v" sorted by key, comma-separated; "<none>" when empty. */
-export function formatLabels(labels: unknown): string {
+function formatLabels(labels: unknown): string {
   const entries = Object.entries(record(labels) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string');
   if (entries.length === 0) return '<none>';
   return entries

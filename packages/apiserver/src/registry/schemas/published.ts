@@ -136,13 +136,22 @@ function extensions(def: Definition): Partial<Schema> {
   return out as Partial<Schema>;
 }
 
-/** The definition of a kind: the one whose x-kubernetes-group-version-kind names it. */
-export function kindDefinitionName(group: string, version: string, kind: string): string | undefined {
-  for (const [name, def] of Object.entries(definitions)) {
-    const gvks = def['x-kubernetes-group-version-kind'];
-    if (Array.isArray(gvks) && gvks.some((g: { group: string; version: string; kind: string }) => g.group === group && g.version === version && g.kind === kind)) return name;
+let kindIndex: Map<string, string> | undefined;
+
+/** The definition naming group/version/kind in its x-kubernetes-group-version-kind, if any. */
+function kindDefinitionName(group: string, version: string, kind: string): string | undefined {
+  if (kindIndex === undefined) {
+    kindIndex = new Map();
+    for (const [name, def] of Object.entries(definitions)) {
+      const gvks = def['x-kubernetes-group-version-kind'];
+      if (!Array.isArray(gvks)) continue;
+      for (const g of gvks as Array<{ group: string; version: string; kind: string }>) {
+        const key = `${g.group}/${g.version}/${g.kind}`;
+        if (!kindIndex.has(key)) kindIndex.set(key, name);
+      }
+    }
   }
-  return undefined;
+  return kindIndex.get(`${group}/${version}/${kind}`);
 }
 
 /** The schema tree of a built-in kind (or its list kind); throws when Kubernetes has none. */
