@@ -79,6 +79,14 @@ test('server-side apply over HTTP', async (t: TestContext) => {
     assertStatus(await apply(srv, `${CM}/one`, cm('one', {}, { managedFields: [] })), 400, 'BadRequest', 'metadata.managedFields must be nil');
     assertStatus(await apply(srv, `${CM}/one`, '- a\n- b\n'), 400, 'BadRequest');
     assertStatus(await apply(srv, `${CM}/one`, cm('two', {})), 400, 'BadRequest', 'the name of the object (two) does not match the name on the URL (one)');
+    // A field of another shape than the schema's is refused before anything merges (a string
+    // metadata was spread into one key per character).
+    const before = ok(await srv.request('GET', `${CM}/one`));
+    assertStatus(await apply(srv, `${CM}/one`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'abc' }), 400, 'BadRequest', 'failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: expected map, got &{abc}');
+    assertStatus(await apply(srv, `${CM}/one`, cm('one', {}, { labels: ['x'] })), 400, 'BadRequest', 'failed to create typed patch object (/one; /v1, Kind=ConfigMap): .metadata.labels: expected map, got &{[x]}');
+    assertStatus(await apply(srv, `${CM}/fresh`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: [1, 2] }), 400, 'BadRequest');
+    assert.deepEqual(ok(await srv.request('GET', `${CM}/one`)).metadata, before.metadata);
+    assertStatus(await srv.request('GET', `${CM}/fresh`), 404, 'NotFound');
   });
 
   await t.test('a conflict answers 409 with Kubernetes message and causes; force takes the fields', async () => {

@@ -49,6 +49,11 @@ describe('bad input', () => {
     assertStatus(await srv.request('PATCH', `${CM}/existing`, '{"data": [', { 'content-type': 'application/merge-patch+json' }), 400, 'BadRequest');
     assertStatus(await srv.request('POST', CM, 'metadata:\n  name: [unclosed\n', { 'content-type': 'application/yaml' }), 400, 'BadRequest');
     assertStatus(await srv.request('POST', CM, 'a: b: c\n', { 'content-type': 'application/yaml' }), 400, 'BadRequest');
+    // A key twice in one map, in block and flow style, at any depth.
+    const yaml = { 'content-type': 'application/yaml' };
+    const unique = 'the body of the request could not be decoded as YAML: Map keys must be unique at line';
+    assertStatus(await srv.request('POST', CM, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d1\ndata:\n  k: a\n  j: b\n  k: c\n', yaml), 400, 'BadRequest', `${unique} 8, column 3:`);
+    assertStatus(await srv.request('POST', CM, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d2","name":"d3"}}', yaml), 400, 'BadRequest', `${unique} 1, column 63:`);
     // A body that is JSON but not an object.
     assertStatus(await srv.request('POST', CM, '[1, 2]'), 400, 'BadRequest');
     assertStatus(await srv.request('POST', CM, '"text"'), 400, 'BadRequest');
@@ -59,6 +64,9 @@ describe('bad input', () => {
     await using srv = await startTestServer();
     const created = ok(await srv.request('POST', CM, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n', { 'content-type': 'application/yaml' }), 201);
     assert.deepEqual(created.data, { k: 'v' });
+    // The same key in two maps is no duplicate; "1" and 1 are two keys.
+    const twice = ok(await srv.request('POST', CM, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: twice\n  labels: {name: x}\ndata: {"1": a, 1: b, "name": c}\n', { 'content-type': 'application/yaml' }), 201);
+    assert.deepEqual([twice.metadata.labels, twice.data], [{ name: 'x' }, { 1: 'b', name: 'c' }]);
   });
 
   it('a body of another media type: 415', async () => {

@@ -249,7 +249,7 @@ export class FieldManager {
       return { ...object, metadata };
     } catch (err) {
       if (err instanceof ApplyConflicts) throw err.toApiError();
-      if (err instanceof TypedValueError) throw ApiError.badRequest(`failed to create typed patch object (${describeObject(config)}; ${apiVersion}, Kind=${kind}): ${err.message}`);
+      if (err instanceof TypedValueError) throw ApiError.badRequest(`failed to create typed patch object (${describeObject(config)}; ${apiVersion.includes('/') ? '' : '/'}${apiVersion}, Kind=${kind}): ${err.message}`);
       throw err;
     }
   }

@@ -73,6 +73,25 @@ describe('toFieldSet', () => {
     });
   });
 
+  test('a value of another shape than its schema is refused as structured-merge-diff refuses it; null is any shape', () => {
+    const message = (value: unknown) => {
+      try {
+        validateConfiguration(value, deployment);
+        return 'accepted';
+      } catch (err) {
+        assert.equal(err instanceof TypedValueError, true);
+        return (err as Error).message;
+      }
+    };
+    assert.equal(message({ metadata: 'web' }), '.metadata: expected map, got &{web}');
+    assert.equal(message({ metadata: [1, 'a', null] }), '.metadata: expected map, got &{[1 a <nil>]}');
+    assert.equal(message({ spec: { template: { spec: { containers: { b: [true], a: 1 } } } } }), '.spec.template.spec.containers: expected list, got &{map[a:1 b:[true]]}');
+    assert.equal(message({ metadata: { finalizers: 5 } }), '.metadata.finalizers: expected list, got &{5}');
+    assert.equal(message({ metadata: null, spec: { selector: null, template: { spec: { containers: null } } } }), 'accepted');
+    // An unknown field is typed by its value: any shape.
+    assert.equal(message({ spec: { extra: 'x' }, other: [1] }), 'accepted');
+  });
+
   test('duplicate keys in an applied configuration are refused', () => {
     assert.throws(() => validateConfiguration({ spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } } }, deployment), /duplicate entries for key \[name="a"\]/);
   });

@@ -457,6 +457,11 @@ export function validateConfiguration(value: unknown, type: TypeNode): void {
 }
 
 function validate(value: unknown, declared: TypeNode, path: string[]): void {
+  // structured-merge-diff refuses a value of another shape than its schema's (null is any shape).
+  if (value !== null && value !== undefined) {
+    if (declared.kind === 'map' && !isMap(value)) fail(path, `expected map, got ${goValue(value)}`);
+    if (declared.kind === 'list' && !Array.isArray(value)) fail(path, `expected list, got ${goValue(value)}`);
+  }
   const type = resolveType(declared, value);
   if (type.kind === 'list' && type.relation !== 'atomic' && Array.isArray(value)) {
     const seen = new Set<string>();
@@ -475,6 +480,17 @@ function validate(value: unknown, declared: TypeNode, path: string[]): void {
       path.pop();
     }
   }
+}
+
+/** A JSON value as Go's `%v` prints structured-merge-diff's value of it (`&{x}`, `&{[1 2]}`, `&{map[a:1]}`). */
+function goValue(value: unknown): string {
+  const plain = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(plain).join(' ')}]`;
+    if (isMap(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${plain(v[k])}`).join(' ')}]`;
+    if (v === null) return '<nil>';
+    return String(v);
+  };
+  return `&{${plain(value)}}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@
  */
 import { ApiError, type KubeObject } from '@setpoint/api';
 import { findUnknownFields } from '../registry/unknownfields.js';
-import { groupVersion } from '../registry/types.js';
 import { guaranteedUpdate } from './guaranteed.js';
 import { clone } from './equal.js';
 import { fieldManagerFor } from './managedfields.js';
@@ -89,7 +88,7 @@ function checkUnknownFields(storage: ResourceStorage, config: KubeObject, option
   if (mode === 'Strict') {
     const meta = (config.metadata ?? {}) as KubeObject['metadata'];
     const which = unknown.map((path) => `.${path}: field not declared in schema`).join(', ');
-    throw ApiError.badRequest(`failed to create typed patch object (${meta.namespace ?? ''}/${meta.name ?? ''}; ${groupVersion(storage.def)}, Kind=${storage.def.kind}): ${which}`);
+    throw ApiError.badRequest(`failed to create typed patch object (${meta.namespace ?? ''}/${meta.name ?? ''}; ${storage.def.group}/${storage.def.version}, Kind=${storage.def.kind}): ${which}`);
   }
   for (const path of unknown) options.warnings?.push(`unknown field "${path}"`);
 }

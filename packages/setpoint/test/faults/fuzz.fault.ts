@@ -26,12 +26,13 @@
  *   allowed, and changes nothing); the process lives and reconciles.
  *
  * The seed is random on each run and printed; FUZZ_SEED=<n> replays a run, FUZZ_RUNS=<n> sets how
- * many requests (default 600), FUZZ_PHASE_RUNS=<n> how many in each of the other phases (300).
+ * many requests (default 600), FUZZ_PHASE_RUNS=<n> how many in each of the other phases (300),
+ * FUZZ_TRACE=<file> appends every request sent to that file as a JSON line.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { encodeProtobuf } from '@setpoint/apiserver';
@@ -47,6 +48,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const NS = 'fuzz';
 /** Requests in each of the full-disk and malformed-store phases. */
 const PHASE_RUNS = Number(process.env.FUZZ_PHASE_RUNS ?? 300);
+/** A file each request is appended to, as a JSON line (the body in base64), to replay a run's requests one by one. */
+const TRACE = process.env.FUZZ_TRACE;
 /** Names of the objects each kind's updates, patches and deletes aim at. */
 const TARGETS = ['t0', 't1'];
 /** The name of the malformed object of each kind in the malformed-store phase. */
@@ -472,13 +475,21 @@ async function fuzz(admin: Api, up: Up, plans: readonly Plan[], phase: Phase, of
       }
       return false;
     }, 60_000, 100);
+  let last = '(none)';
   for (let i = 0; i < plans.length; i++) {
     phase.before?.(i);
     const r = buildRequest(plans[i]!, i + offset, phase.targets);
-    if (r.target !== undefined && phase.targets.includes(r.target.name)) await ensure(r.target.kind, r.target.name);
+    if (r.target !== undefined && phase.targets.includes(r.target.name)) {
+      // A server that stopped answering is named with the request sent last.
+      await ensure(r.target.kind, r.target.name).catch((err: Error) => {
+        throw new Error(`${err.message}; the request before: ${last}`, { cause: err });
+      });
+    }
     const targetPath = r.target === undefined ? undefined : `${KINDS[r.target.kind]!.collection}/${r.target.name}`;
     const before = targetPath === undefined ? undefined : declared(await admin.request('GET', targetPath));
     counts.requests++;
+    last = describeRequest(i, r);
+    if (TRACE !== undefined) appendFileSync(TRACE, `${JSON.stringify({ i, method: r.method, path: r.path, headers: r.headers, body: r.body?.toString('base64') })}\n`);
     let answer: Answer | undefined;
     try {
       answer = await admin.send(r.method, r.path, { ...(r.body === undefined ? {} : { body: r.body }), headers: r.headers, timeoutMs: 20_000 });
