@@ -47,11 +47,10 @@ import { negotiateMedia, send, sendError, toApiError } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/openapi.js';
 import { builtinResources } from './registry/builtin.js';
 import { Registry } from './registry/registry.js';
-import { groupVersion, type ResourceDef } from './registry/types.js';
-import { handlePodLog, type KubeletClientOptions } from './routes/podlog.js';
+import { groupVersion, type ResourceDef, type SubresourceServices } from './registry/types.js';
+import type { KubeletClientOptions } from './routes/podlog.js';
 import { handleResource, notFoundPath } from './routes/resources.js';
 import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
-import { handleTokenRequest } from './routes/tokenrequest.js';
 import { objectKey, StoredObjectDecoder } from './storage/codec.js';
 import { gatedStore, runWithCommitGate } from './http/commitgate.js';
 import { ResourceStorage, type WriteOptions } from './storage/rest.js';
@@ -180,6 +179,8 @@ export class ApiServer {
   readonly dashboardSessions: DashboardSessions;
   /** Prometheus text of other components (the controller-manager…), served at /metrics/components/NAME. */
   private readonly componentMetrics = new Map<string, ComponentMetricsSource>();
+  /** What subresource handlers use (registry/types.ts). */
+  private readonly subresourceServices: SubresourceServices;
   /** The configured authenticator and ServiceAccount tokens; undefined when the server authenticates nobody. */
   private readonly authenticator: Authenticator | undefined;
 
@@ -194,6 +195,13 @@ export class ApiServer {
     const saOptions = options.serviceAccountTokens ?? { keys: ephemeralServiceAccountKeys() };
     this.serviceAccountTokens = new ServiceAccountTokens({ get: (resource, ns, name) => this.boundObject(resource, ns, name) }, { ...saOptions, clock: this.clock, logger: this.logger });
     this.dashboardSessions = new DashboardSessions({ ...options.dashboard, clock: this.clock });
+    this.subresourceServices = {
+      storageFor: (group, version, resource) => this.storageFor(group, version, resource),
+      tokens: this.serviceAccountTokens,
+      kubelet: options.kubeletClient,
+      stopping: this.stopping.signal,
+      logger: this.logger,
+    };
     this.authenticator = options.authenticator === undefined ? undefined : new UnionAuthenticator([options.authenticator, this.serviceAccountTokens, this.dashboardSessions]);
     this.limits = new RequestLimits(options.limits, { clock: this.clock, registry: this.metrics.registry, everyoneIsAdmin: options.authenticator === undefined });
     const tls = options.tls;
@@ -547,14 +555,8 @@ export class ApiServer {
     const user = req.setpointUser;
     const admission = user === undefined ? undefined : this.authorization?.admission(user, info);
     if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));
-    if (info.subresource === 'token' && info.group === '' && info.resource === 'serviceaccounts' && info.name !== '') {
-      const core = (resource: string) => this.storageFor('', 'v1', resource);
-      return handleTokenRequest(req, reply, info, { tokens: this.serviceAccountTokens, serviceAccounts: storage, pods: core('pods'), secrets: core('secrets'), nodes: core('nodes') });
-    }
-    if (info.subresource === 'log' && info.group === '' && info.resource === 'pods' && info.name !== '') {
-      const nodes = this.storageFor('', 'v1', 'nodes');
-      return handlePodLog(req, reply, info, { pods: storage, nodes, kubelet: this.options.kubeletClient, stopping: this.stopping.signal, logger: this.logger });
-    }
+    const handler = info.subresource !== '' && info.name !== '' ? def!.subresources?.more?.[info.subresource]?.handler : undefined;
+    if (handler !== undefined) return handler({ req, reply, info, storage, services: this.subresourceServices });
     const watchLabels = { group: info.group, resource: info.resource };
     return handleResource(req, reply, info, {
       storage,

@@ -47,8 +47,7 @@ function resourceEntries(def: ResourceDef): object[] {
     singularName: def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
-    // Namespaces have no deletecollection, as in Kubernetes (admission/systemnamespaces.ts answers it 405).
-    verbs: def.createOnly === true ? ['create'] : def.group === '' && def.resource === 'namespaces' ? allVerbs.filter((v) => v !== 'deletecollection') : allVerbs,
+    verbs: def.verbs ?? (def.createOnly === true ? ['create'] : allVerbs),
   };
   if (def.shortNames && def.shortNames.length > 0) main.shortNames = def.shortNames;
   if (def.categories && def.categories.length > 0) main.categories = def.categories;
@@ -59,11 +58,8 @@ function resourceEntries(def: ResourceDef): object[] {
     out.push({ name: `${def.resource}/scale`, singularName: '', namespaced: def.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   }
   if (sub?.binding) out.push({ name: `${def.resource}/binding`, singularName: '', namespaced: def.namespaced, kind: 'Binding', verbs: ['create'] });
-  if (def.group === '' && def.resource === 'serviceaccounts') {
-    out.push({ name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
-  }
-  if (def.group === '' && def.resource === 'namespaces') {
-    out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+  for (const [name, more] of Object.entries(sub?.more ?? {})) {
+    out.push({ name: `${def.resource}/${name}`, singularName: '', namespaced: def.namespaced, ...(more.group === undefined ? {} : { group: more.group, version: more.version }), kind: more.kind ?? def.kind, verbs: more.verbs });
   }
   return out;
 }

@@ -3,7 +3,12 @@
  * subresources, and the strategy that defaults and validates objects of that kind. The REST layer
  * is generic; everything kind-specific lives in one `ResourceDef` per kind (registry/kinds/).
  */
-import type { FieldError, KubeObject, NameValidator, Schema } from '@setpoint/api';
+import type { FieldError, KubeObject, Logger, NameValidator, Schema } from '@setpoint/api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceAccountTokens } from '../auth/serviceaccount.js';
+import type { ResourceRequestInfo } from '../http/requestinfo.js';
+import type { KubeletClientOptions } from '../routes/podlog.js';
+import type { ResourceStorage } from '../storage/rest.js';
 
 /** The context a strategy runs in. */
 export interface StrategyContext {
@@ -36,6 +41,57 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
   /** Field errors of a status update (through the status subresource). */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  /**
+   * Adjusts an object whose deletion is pending (finalizers hold it), before it is written with its
+   * deletionTimestamp (a namespace's phase becomes Terminating).
+   */
+  prepareForDelete?(obj: KubeObject): void;
+}
+
+/**
+ * A subresource beyond status, scale and binding (which the REST layer implements for every kind
+ * that declares them): what discovery lists, and either how an update of it changes the object
+ * (`merge`, e.g. namespaces/finalize) or the handler that answers it (`handler`, e.g.
+ * serviceaccounts/token, pods/log).
+ */
+export interface SubresourceDef {
+  /** The verbs it takes, as discovery lists them (a merge subresource takes exactly these). */
+  readonly verbs: readonly string[];
+  /** What discovery names it serves when it is not the kind itself (TokenRequest in authentication.k8s.io/v1). */
+  readonly kind?: string;
+  readonly group?: string;
+  readonly version?: string;
+  /**
+   * An update through it: the object to write from the client's `incoming` and the stored `old`.
+   * Such a write is a status-like one: no defaulting, no prepareForUpdate, no new generation, and
+   * the metadata's validation only.
+   */
+  readonly merge?: (incoming: KubeObject, old: KubeObject) => KubeObject;
+  /** Answers every request for it (on a named object), after authentication, authorization and the authorizer's admission. */
+  readonly handler?: (request: SubresourceRequest) => Promise<unknown>;
+}
+
+/** What a subresource handler is given. */
+export interface SubresourceRequest {
+  readonly req: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly info: ResourceRequestInfo;
+  /** The storage of the kind the subresource belongs to. */
+  readonly storage: ResourceStorage;
+  readonly services: SubresourceServices;
+}
+
+/** The server's parts subresource handlers use. */
+export interface SubresourceServices {
+  /** The storage of a served kind; throws when it is not served. */
+  storageFor(group: string, version: string, resource: string): ResourceStorage;
+  /** Issues ServiceAccount tokens. */
+  readonly tokens: ServiceAccountTokens;
+  /** How to reach node agents (pods/log); undefined: they cannot be reached. */
+  readonly kubelet: KubeletClientOptions | undefined;
+  /** Aborted when the server stops (long-running answers end). */
+  readonly stopping: AbortSignal;
+  readonly logger: Logger;
 }
 
 /** The scale subresource's mapping onto the object (autoscaling/v1 Scale). */
@@ -67,7 +123,16 @@ export interface ResourceDef {
     readonly scale?: ScaleDef;
     /** pods/binding: assigns a node. */
     readonly binding?: boolean;
+    /** Others, by name (finalize, token, log…), in the order discovery lists them after the three above. */
+    readonly more?: Readonly<Record<string, SubresourceDef>>;
   };
+  /** The verbs discovery lists for the resource itself. Default: every verb (only `create` for createOnly kinds). */
+  readonly verbs?: readonly string[];
+  /**
+   * Finalizers outside metadata.finalizers that also hold an object whose deletion is pending
+   * (a namespace's spec.finalizers). Default: none.
+   */
+  readonly blockingFinalizers?: (obj: KubeObject) => readonly string[];
   /**
    * Field selectors supported beyond metadata.name and metadata.namespace: field label → how to read
    * it from an object (missing reads as '').

@@ -255,7 +255,7 @@ function checkSubresource(def: ResourceDef, info: ResourceRequestInfo): void {
   if (def.subresources?.status) allowed.status = ['get', 'update', 'patch'];
   if (def.subresources?.scale) allowed.scale = ['get', 'update', 'patch'];
   if (def.subresources?.binding) allowed.binding = ['create'];
-  if (def.group === '' && def.resource === 'namespaces') allowed.finalize = ['update'];
+  for (const [name, declared] of Object.entries(def.subresources?.more ?? {})) if (declared.merge !== undefined) allowed[name] = declared.verbs;
   const verbs = allowed[sub];
   if (verbs === undefined) throw notFoundPath();
   if (!verbs.includes(info.verb)) throw ApiError.methodNotAllowed(info.verb, { group: def.group, resource: `${def.resource}/${sub}` });

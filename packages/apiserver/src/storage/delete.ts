@@ -71,9 +71,7 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
       meta.deletionTimestamp = rfc3339(now + grace * 1000);
       meta.deletionGracePeriodSeconds = grace;
     }
-    if (def.group === '' && def.resource === 'namespaces') {
-      next.status = { ...(next.status as object | undefined), phase: 'Terminating' };
-    }
+    def.strategy.prepareForDelete?.(next);
     if (dryRun || jsonEqual(next, current)) return { result: { object: next, removed: false } };
     return {
       write: async () => {

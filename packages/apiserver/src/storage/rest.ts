@@ -32,11 +32,11 @@ import {
   type Status,
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
-import { addDefaultTolerations } from '../admission/tolerations.js';
+import { MUTATING_ADMISSION, type MutatingAdmission } from '../admission/mutating.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
 import { objectMetaSchema, typeMetaProperties } from '../registry/schemas/meta.js';
 import { checkTypes, type TypeCheckTarget } from '../registry/typecheck.js';
-import { groupVersion, type ResourceDef, type StrategyContext } from '../registry/types.js';
+import { groupVersion, type ResourceDef, type StrategyContext, type SubresourceDef } from '../registry/types.js';
 import { findUnknownFields, strictDecodingMessage } from '../registry/unknownfields.js';
 import type { WatchCache } from '../watchcache/cache.js';
 import { matchesFilter, type ObjectFilter } from '../watchcache/filter.js';
@@ -112,9 +112,16 @@ export class ResourceStorage {
     readonly clock: Clock = realClock,
     /** How objects read back from the store are decoded (typed decoding of stored objects). */
     readonly decoder: StoredObjectDecoder = uncheckedDecoder,
+    /** The mutating admission chain creates run through (after defaulting, before validation). */
+    private readonly mutating: readonly MutatingAdmission[] = MUTATING_ADMISSION,
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.typed = def.custom === true ? { kind: def.kind, version: def.version, schema: CUSTOM_RESOURCE_TYPED } : def;
+  }
+
+  /** How an update through `subresource` changes the object, when the kind declares it a merge subresource. */
+  #merging(subresource: string | undefined): SubresourceDef['merge'] {
+    return subresource === undefined || subresource === '' ? undefined : this.def.subresources?.more?.[subresource]?.merge;
   }
 
   key(namespace: string, name: string): string {
@@ -262,7 +269,7 @@ export class ResourceStorage {
     this.def.strategy.normalize?.(obj);
     this.def.strategy.defaults?.(obj);
     // Mutating admission runs after defaulting, before validation (DefaultTolerationSeconds).
-    if (this.def.group === '' && this.def.resource === 'pods') addDefaultTolerations(obj);
+    for (const plugin of this.mutating) plugin.admitCreate(this.def, obj);
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const meta = obj.metadata;
     dropEmptyMetadata(meta);
@@ -354,7 +361,8 @@ export class ResourceStorage {
     // holds what subresources such as scale write).
     checkTypes(next as unknown as Record<string, unknown>, this.typed);
     const ctx = this.ctx(namespace);
-    const status = options.subresource === 'status' || options.subresource === 'finalize';
+    // A status-like write: the status subresource, or one that merges what it changes (namespaces/finalize).
+    const status = options.subresource === 'status' || this.#merging(options.subresource) !== undefined;
     this.def.strategy.normalize?.(next);
     if (!status) {
       this.def.strategy.defaults?.(next);
@@ -384,13 +392,8 @@ export class ResourceStorage {
 
   /** The object an update produces from the client's `incoming` and the stored `old`. */
   merge(incoming: KubeObject, old: KubeObject, subresource: string | undefined): KubeObject {
-    if (subresource === 'finalize') {
-      // namespaces/finalize: only spec.finalizers changes.
-      const next = clone(old);
-      const finalizers = (incoming.spec as { finalizers?: unknown } | undefined)?.finalizers;
-      next.spec = { ...(next.spec as object | undefined), finalizers: Array.isArray(finalizers) ? clone(finalizers) : [] };
-      return next;
-    }
+    const merging = this.#merging(subresource);
+    if (merging !== undefined) return merging(incoming, old);
     if (subresource === 'status') {
       const next = clone(old);
       if (incoming.status === undefined) delete next.status;
@@ -497,13 +500,9 @@ export function changedOutsideMetadataAndStatus(a: KubeObject, b: KubeObject): b
   return !jsonEqual(strip(a), strip(b));
 }
 
-/** Finalizers outside metadata.finalizers that hold an object (a namespace's spec.finalizers). */
-export function blockingFinalizers(def: ResourceDef, obj: KubeObject): string[] {
-  if (def.group === '' && def.resource === 'namespaces') {
-    const spec = obj.spec as { finalizers?: unknown } | undefined;
-    return Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
-  }
-  return [];
+/** Finalizers outside metadata.finalizers that hold an object (the kind's: a namespace's spec.finalizers). */
+export function blockingFinalizers(def: ResourceDef, obj: KubeObject): readonly string[] {
+  return def.blockingFinalizers?.(obj) ?? [];
 }
 
 /**

@@ -92,9 +92,28 @@ describe('namespaceResource', () => {
   it('is cluster-scoped, with DNS-label names and a phase field selector', () => {
     assert.equal(namespaceResource.namespaced, false);
     assert.deepEqual(namespaceResource.shortNames, ['ns']);
-    assert.deepEqual(namespaceResource.subresources, { status: true });
+    const { more, ...subresources } = namespaceResource.subresources!;
+    assert.deepEqual(subresources, { status: true });
+    assert.deepEqual(Object.keys(more ?? {}), ['finalize']);
+    assert.deepEqual([more!.finalize!.verbs, more!.finalize!.handler], [['update'], undefined]);
+    assert.deepEqual(namespaceResource.verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
     assert.deepEqual(namespaceResource.nameValidator!('a.b', false), ['must not contain dots']);
     assert.equal(namespaceResource.fieldSelectors!['status.phase']!(ns({ status: { phase: 'Active' } })), 'Active');
     assert.equal(namespaceResource.fieldSelectors!['status.phase']!(ns()), '');
+  });
+
+  it('spec.finalizers hold a namespace being deleted; a pending deletion makes it Terminating; finalize changes only spec.finalizers', () => {
+    assert.deepEqual(namespaceResource.blockingFinalizers!(ns({ spec: { finalizers: ['kubernetes', 'example.com/x'] } })), ['kubernetes', 'example.com/x']);
+    assert.deepEqual(namespaceResource.blockingFinalizers!(ns({ spec: {} })), []);
+    assert.deepEqual(namespaceResource.blockingFinalizers!(ns()), []);
+    const deleting = ns({ status: { phase: 'Active', conditions: [] } });
+    namespaceResource.strategy.prepareForDelete!(deleting);
+    assert.deepEqual(deleting.status, { phase: 'Terminating', conditions: [] });
+    const old = ns({ metadata: { name: 'a', labels: { x: 'y' } }, spec: { finalizers: ['kubernetes'], other: 1 }, status: { phase: 'Terminating' } });
+    const merge = namespaceResource.subresources!.more!.finalize!.merge!;
+    const next = merge(ns({ metadata: { name: 'a', labels: { x: 'changed' } }, spec: { finalizers: [] }, status: { phase: 'Active' } }), old);
+    assert.deepEqual(next, { ...old, spec: { finalizers: [], other: 1 } });
+    assert.deepEqual(merge(ns({ metadata: { name: 'a' } }), old).spec, { finalizers: [], other: 1 });
+    assert.deepEqual(old.spec, { finalizers: ['kubernetes'], other: 1 }, 'the stored object is not changed');
   });
 });

@@ -3,10 +3,11 @@
  * `kubernetes.io/metadata.name` label always equals the name; a new namespace starts Active with
  * the "kubernetes" finalizer; an update keeps spec.finalizers (they change only through finalize);
  * spec.finalizers must be standard or qualified names; status.phase must
- * agree with deletionTimestamp. Field selector: status.phase. (The finalize subresource is not
- * served yet.)
+ * agree with deletionTimestamp. Field selector: status.phase. spec.finalizers hold a namespace
+ * whose deletion is pending, which is Terminating from then on; the finalize subresource changes
+ * them; there is no deletecollection.
  */
-import { FieldError, nameIsDNSLabel, type KubeObject } from '@setpoint/api';
+import { FieldError, jsonClone, nameIsDNSLabel, type KubeObject } from '@setpoint/api';
 import { validateFinalizerName } from '../objectmeta.js';
 import { namespaceSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
@@ -101,7 +102,16 @@ export const namespaceResource: ResourceDef = {
   listKind: 'NamespaceList',
   namespaced: false,
   shortNames: ['ns'],
-  subresources: { status: true },
+  subresources: {
+    status: true,
+    more: { finalize: { verbs: ['update'], merge: finalizeNamespace } },
+  },
+  // No deletecollection, as in Kubernetes (admission/systemnamespaces.ts answers it 405).
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  blockingFinalizers: (obj) => {
+    const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    return Array.isArray(finalizers) ? (finalizers as string[]) : [];
+  },
   fieldSelectors: {
     'status.phase': phaseOf,
   },
@@ -113,5 +123,16 @@ export const namespaceResource: ResourceDef = {
     prepareForUpdate: prepareNamespaceForUpdate,
     validate: (obj) => validateNamespace(obj),
     validateStatusUpdate: (obj) => validateNamespaceStatusUpdate(obj),
+    prepareForDelete: (obj) => {
+      obj.status = { ...(obj.status as object | undefined), phase: 'Terminating' };
+    },
   },
 };
+
+/** namespaces/finalize: an update that changes spec.finalizers only. */
+function finalizeNamespace(incoming: KubeObject, old: KubeObject): KubeObject {
+  const next = jsonClone(old);
+  const finalizers = (incoming.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  next.spec = { ...(next.spec as object | undefined), finalizers: Array.isArray(finalizers) ? jsonClone(finalizers) : [] };
+  return next;
+}

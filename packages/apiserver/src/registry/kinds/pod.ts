@@ -1,10 +1,12 @@
 /**
  * Pod (v1, namespaced, short name po): defaults as Kubernetes' SetObjectDefaults_Pod, a new pod
  * Pending with its QoS class, validation as ValidatePodCreate / ValidatePodUpdate /
- * ValidatePodStatusUpdate, the status and binding subresources, graceful deletion, and the pod
- * field selectors kubectl and the kubelet use (spec.nodeName, status.phase, ...).
+ * ValidatePodStatusUpdate, the status, binding and log subresources (logs are read from the
+ * pod's node agent: routes/podlog.ts), graceful deletion, and the pod field selectors kubectl and
+ * the kubelet use (spec.nodeName, status.phase, ...).
  */
 import { ApiError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
+import { handlePodLog } from '../../routes/podlog.js';
 import { defaultPod } from '../defaults/pod.js';
 import { podSchema } from '../schemas/workloads.js';
 import type { ResourceDef, StrategyContext } from '../types.js';
@@ -109,7 +111,17 @@ export const pods: ResourceDef = {
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: { status: true, binding: true },
+  subresources: {
+    status: true,
+    binding: true,
+    more: {
+      log: {
+        verbs: ['get'],
+        handler: ({ req, reply, info, storage, services }) =>
+          handlePodLog(req, reply, info, { pods: storage, nodes: services.storageFor('', 'v1', 'nodes'), kubelet: services.kubelet, stopping: services.stopping, logger: services.logger }),
+      },
+    },
+  },
   fieldSelectors: {
     'spec.nodeName': podField((p) => spec(p)?.['nodeName']),
     'spec.restartPolicy': podField((p) => spec(p)?.['restartPolicy']),
