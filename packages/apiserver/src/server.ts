@@ -16,45 +16,48 @@
  * Kubernetes' 403 before anything is read or written. Requests beyond the in-flight limits get 429
  * with Retry-After, and requests that outlive the request timeout 504 (http/limits.ts); with
  * `audit`, every request is recorded in the audit log by its policy (audit/).
+ *
+ * The class wires parts that live apart: the request filters (http/filters.ts), the API's route
+ * table (routes/api.ts), the storages of the served kinds (storage/storages.ts), admission
+ * (admission/: namespace lifecycle, mutating plugins, Pod Security), and what a kind declares
+ * (registry/: its rules and subresources).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { ApiError, realClock, silentLogger, type Clock, type GroupResource, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SystemNamespacesLoop, SYSTEM_NAMESPACES, systemNamespaceDeletion } from './admission/systemnamespaces.js';
-import { verifiedClientCertificate, clientCertificateTlsOptions } from './auth/clientcert.js';
-import { actingUser } from './auth/impersonation.js';
+import { namespaceLifecycle } from './admission/namespacelifecycle.js';
+import { createMissingSystemNamespaces, SystemNamespacesLoop } from './admission/systemnamespaces.js';
+import { clientCertificateTlsOptions } from './auth/clientcert.js';
 import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
-import { Authorization, requestAttributes, type AuthorizationOptions } from './authz/index.js';
+import { Authorization, type AuthorizationOptions } from './authz/index.js';
 import { ServiceAccountTokens, type BoundResource, type ServiceAccountTokenOptions } from './auth/serviceaccount.js';
 import { CrdController } from './crd/controller.js';
-import { DashboardFiles, DashboardSessions, dashboardLoginPath, isPublicDashboardRequest, registerDashboardRoutes, type ComponentMetricsSource, type DashboardSessionOptions } from './dashboard/index.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
-import { podSecurityAdmit, podSecurityOver } from './admission/podsecurity/wiring.js';
+import { DashboardFiles, DashboardSessions, dashboardLoginPath, registerDashboardRoutes, type ComponentMetricsSource, type DashboardSessionOptions } from './dashboard/index.js';
+import { podSecurityOver } from './admission/podsecurity/wiring.js';
 import type { PodSecurityAdmission, PodSecurityConfig } from './admission/podsecurity/index.js';
 import { Auditor, type AuditOptions } from './audit/index.js';
-import { decodeBody } from './http/body.js';
 import { answerClientError, answerExpectationFailed, answerFrameworkError } from './http/clienterror.js';
 import { connectionServerOptions, type ConnectionTimeoutOptions } from './http/connections.js';
+import { installRequestFilters } from './http/filters.js';
 import { RequestLimits, bodyTooLarge, isBodyTooLarge, type RequestLimitsOptions } from './http/limits.js';
 import { ApiMetrics } from './http/metrics.js';
-import { hasProtobufMessage } from './http/protobuf/index.js';
-import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './http/requestinfo.js';
-import { negotiateMedia, send, sendError, toApiError } from './http/respond.js';
+import { send, sendError, toApiError } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/openapi.js';
 import { builtinResources } from './registry/builtin.js';
 import { Registry } from './registry/registry.js';
-import { groupVersion, type ResourceDef, type SubresourceServices } from './registry/types.js';
+import type { ResourceDef, SubresourceServices } from './registry/types.js';
 import type { KubeletClientOptions } from './routes/podlog.js';
-import { handleResource, notFoundPath } from './routes/resources.js';
-import { handleSelfSubjectReview, isSelfSubjectReview } from './routes/selfsubjectreview.js';
-import { objectKey, StoredObjectDecoder } from './storage/codec.js';
+import { handleApiRequest, type ApiRouteParts } from './routes/api.js';
+import { notFoundPath } from './routes/resources.js';
+import { StoredObjectDecoder } from './storage/codec.js';
 import { gatedStore, runWithCommitGate } from './http/commitgate.js';
-import { ResourceStorage, type WriteOptions } from './storage/rest.js';
-import { WatchCache, type WatchCacheOptions } from './watchcache/cache.js';
+import type { ResourceStorage } from './storage/rest.js';
+import { Storages } from './storage/storages.js';
+import type { WatchCacheOptions } from './watchcache/cache.js';
 
 /** The Kubernetes version Setpoint's API corresponds to (what /version reports). */
 export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0' };
@@ -133,22 +136,12 @@ export interface ApiServerOptions {
   readonly logger?: Logger;
 }
 
-const OPEN_PATHS = new Set(['/livez', '/readyz', '/healthz', '/version']);
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    setpointInfo?: RequestInfo;
-    setpointUser?: UserInfo;
-    /** The authenticated user when the request impersonates another (setpointUser is then the impersonated one). */
-    setpointRequestor?: UserInfo;
-  }
-}
-
 export class ApiServer {
   readonly registry: Registry;
   readonly metrics = new ApiMetrics();
   private readonly app: FastifyInstance;
-  private readonly storages = new Map<ResourceDef, ResourceStorage>();
+  /** The storage of every served kind (storage/storages.ts). */
+  private readonly storages: Storages;
   private readonly openapi: OpenApiDocuments;
   private readonly stopping = new AbortController();
   private readonly clock: Clock;
@@ -169,8 +162,6 @@ export class ApiServer {
   private auditor: Auditor | undefined;
   /** PodSecurity admission (set at start, once the storages exist). */
   private podSecurity: PodSecurityAdmission | undefined;
-  /** The kinds each CustomResourceDefinition (by name) is served as. */
-  private readonly customDefs = new Map<string, readonly ResourceDef[]>();
   private ready = false;
   private address = '';
   /** Issues and checks ServiceAccount tokens. */
@@ -191,6 +182,16 @@ export class ApiServer {
     this.storedObjects = new StoredObjectDecoder({ check: options.checkStoredObjects ?? true, logger: this.logger, registry: this.metrics.registry });
     this.registry = new Registry(options.resources ?? builtinResources);
     this.openapi = new OpenApiDocuments(this.registry);
+    this.storages = new Storages({
+      store: options.store,
+      writeStore: this.gatedStore,
+      registry: this.registry,
+      namespaceCheck: namespaceLifecycle(() => this.storageFor('', 'v1', 'namespaces')),
+      decoder: this.storedObjects,
+      watchCache: options.watchCache,
+      clock: this.clock,
+      logger: this.logger,
+    });
     setMaxListeners(0, this.stopping.signal); // one listener per open watch
     const saOptions = options.serviceAccountTokens ?? { keys: ephemeralServiceAccountKeys() };
     this.serviceAccountTokens = new ServiceAccountTokens({ get: (resource, ns, name) => this.boundObject(resource, ns, name) }, { ...saOptions, clock: this.clock, logger: this.logger });
@@ -244,10 +245,7 @@ export class ApiServer {
 
   /** The storage of a served kind (for in-process callers such as tests and bootstrap). */
   storageFor(group: string, version: string, resource: string): ResourceStorage {
-    const def = this.registry.lookup(group, version, resource);
-    const storage = def && this.storages.get(def);
-    if (storage === undefined) throw new Error(`${resource}.${group}/${version} is not served`);
-    return storage;
+    return this.storages.lookup(group, version, resource);
   }
 
   /**
@@ -275,7 +273,7 @@ export class ApiServer {
     await this.systemNamespaces?.stop();
     this.authorization?.stop();
     await this.compactor?.stop();
-    for (const storage of this.storages.values()) storage.cache.stop();
+    this.storages.stop();
     await this.app.close();
     await this.auditor?.close();
   }
@@ -287,9 +285,9 @@ export class ApiServer {
   private async open(): Promise<void> {
     const { store } = this.options;
     if (this.options.audit !== undefined) this.auditor = await Auditor.open(this.options.audit, { registry: this.metrics.registry, clock: this.clock, logger: this.logger });
-    for (const def of this.registry.all()) if (def.createOnly !== true) this.addStorage(def);
-    await Promise.all([...this.storages.values()].map((s) => s.cache.start()));
-    this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.builtinStorage(group, resource), this.metrics.registry);
+    this.storages.addRegistered();
+    await this.storages.start();
+    this.podSecurity = podSecurityOver(this.options.podSecurity ?? {}, (group, resource) => this.storages.builtin(group, resource), this.metrics.registry);
     await this.bootstrap();
     this.systemNamespaces = new SystemNamespacesLoop(async () => {
       for (const namespace of await this.bootstrap()) this.logger.warn({ namespace }, 'system namespace was missing; created it again');
@@ -297,7 +295,7 @@ export class ApiServer {
     this.systemNamespaces.start();
     if (this.options.authenticator !== undefined && this.options.authorization !== false) {
       this.authorization = await Authorization.start(
-        { storageOf: (group, resource) => this.builtinStorage(group, resource) },
+        { storageOf: (group, resource) => this.storages.builtin(group, resource) },
         { ...this.options.authorization, clock: this.clock, logger: this.logger },
       );
     }
@@ -314,61 +312,21 @@ export class ApiServer {
     this.logger.info({ url: this.address }, 'API server listening');
   }
 
-  private addStorage(def: ResourceDef): void {
-    const cache = new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
-    this.storages.set(def, new ResourceStorage(def, this.gatedStore, cache, (ns, gr, name) => this.checkNamespace(ns, gr, name), this.clock, this.storedObjects));
-  }
-
   /** Serves the kinds of stored CustomResourceDefinitions and follows their changes (when CRDs are served). */
   private async startCrdController(): Promise<void> {
     const def = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    const crds = def && this.storages.get(def);
+    const crds = def && this.storages.of(def);
     if (crds === undefined) return;
     this.crdController = new CrdController(
       {
         crds,
-        serve: (name, defs) => this.serveCustom(name, defs),
-        storageOf: (d) => this.storages.get(d),
+        serve: (name, defs) => this.storages.serveCustom(name, defs),
+        storageOf: (d) => this.storages.of(d),
         builtinConflict: (group, resource, kind) => this.registry.all().some((d) => d.custom !== true && d.group === group && (d.resource === resource || d.kind === kind)),
       },
       { clock: this.clock, logger: this.logger, registry: this.metrics.registry },
     );
     await this.crdController.start();
-  }
-
-  /**
-   * Serves `defs` for the CRD `name` in place of what it served before: caches of kinds that stay
-   * (same group, version, resource, kind and scope) are kept, so their watches carry on; new kinds
-   * are served once their cache is primed; kinds that went are no longer served and their watches end.
-   */
-  private async serveCustom(name: string, defs: readonly ResourceDef[]): Promise<void> {
-    const old = this.customDefs.get(name) ?? [];
-    const same = (a: ResourceDef, b: ResourceDef) => a.group === b.group && a.version === b.version && a.resource === b.resource && a.kind === b.kind && a.namespaced === b.namespaced;
-    const fresh: ResourceStorage[] = [];
-    for (const def of defs) {
-      const kept = old.find((o) => same(o, def));
-      const cache = kept !== undefined ? this.storages.get(kept)!.cache : new WatchCache(this.options.store, def, { clock: this.clock, logger: this.logger, decoder: this.storedObjects, ...this.options.watchCache });
-      const storage = new ResourceStorage(def, this.gatedStore, cache, (ns, gr, n) => this.checkNamespace(ns, gr, n), this.clock, this.storedObjects);
-      if (kept === undefined) fresh.push(storage);
-      this.storages.set(def, storage);
-    }
-    await Promise.all(fresh.map((s) => s.cache.start()));
-    for (const o of old) {
-      if (!defs.some((d) => same(o, d))) {
-        this.registry.remove(o.group, o.version, o.resource);
-        this.storages.get(o)?.cache.stop();
-      }
-      this.storages.delete(o);
-    }
-    for (const def of defs) this.registry.add(def);
-    if (defs.length === 0) this.customDefs.delete(name);
-    else this.customDefs.set(name, defs);
-  }
-
-  /** The storage of the built-in kind group/resource, if served. */
-  private builtinStorage(group: string, resource: string): ResourceStorage | undefined {
-    const def = this.registry.all().find((d) => d.group === group && d.resource === resource && d.custom !== true);
-    return def && this.storages.get(def);
   }
 
   /** An object a ServiceAccount token names, or undefined when it does not exist. */
@@ -381,37 +339,9 @@ export class ApiServer {
     }
   }
 
-  /** Namespace lifecycle admission: the namespace must exist and not be terminating. */
-  private async checkNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
-    const storage = this.storageFor('', 'v1', 'namespaces');
-    let ns: KubeObject | undefined;
-    try {
-      ns = await storage.get('', namespace);
-    } catch (err) {
-      if (err instanceof ApiError && err.reason === 'NotFound') throw ApiError.notFound({ group: '', resource: 'namespaces' }, namespace);
-      throw err;
-    }
-    const phase = (ns.status as { phase?: string } | undefined)?.phase;
-    if (ns.metadata.deletionTimestamp !== undefined || phase === 'Terminating') {
-      throw ApiError.forbidden(gr, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
-  }
-
   /** Creates the namespaces every cluster has that are missing; resolves with those it created. */
-  private async bootstrap(): Promise<string[]> {
-    const namespaces = this.storageFor('', 'v1', 'namespaces');
-    const created: string[] = [];
-    for (const name of SYSTEM_NAMESPACES) {
-      const existing = await this.options.store.get(objectKey(namespaces.def, '', name));
-      if (existing !== undefined) continue;
-      try {
-        await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-        created.push(name);
-      } catch (err) {
-        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
-      }
-    }
-    return created;
+  private bootstrap(): Promise<string[]> {
+    return createMissingSystemNamespaces(this.storageFor('', 'v1', 'namespaces'), this.options.store);
   }
 
   private routes(): void {
@@ -433,67 +363,16 @@ export class ApiServer {
       if (req.url.startsWith('/api')) return sendError(reply, notFoundPath());
       return reply.code(404).type('text/plain').send('404 page not found\n');
     });
-    // First: the audit record and the request's timeout start before authentication (audit/, http/limits.ts).
-    app.addHook('onRequest', (req, reply, done) => {
-      this.auditor?.begin(req, reply);
-      if (!this.limits.begin(req, reply)) done();
+    // The request filters: audit, timeouts, authentication, impersonation, authorization, seats in flight, metrics (http/filters.ts).
+    installRequestFilters(app, {
+      auditor: () => this.auditor,
+      audited: this.options.audit !== undefined,
+      limits: this.limits,
+      authenticator: this.authenticator,
+      authorization: () => this.authorization,
+      metrics: this.metrics,
+      logger: this.logger,
     });
-    if (this.options.audit !== undefined) {
-      app.addHook('onSend', (req, reply, payload, done) => {
-        try {
-          this.auditor?.onSend(req, reply, payload);
-        } catch (err) {
-          // Auditing never fails an answer (it may follow a commit).
-          this.logger.error({ err }, 'audit: keeping the answer failed');
-        }
-        done(null, payload);
-      });
-    }
-    app.addHook('onRequest', async (req, reply) => {
-      const path = req.url.split('?')[0]!;
-      if (OPEN_PATHS.has(path)) return;
-      if (path === '/metrics' && isLoopback(req.ip)) return;
-      if (isPublicDashboardRequest(req.method, path)) return;
-      const auth = this.authenticator;
-      if (auth === undefined) return;
-      const authenticated = await auth.authenticate({ authorization: req.headers.authorization }, verifiedClientCertificate(req.raw.socket));
-      if (authenticated === undefined) {
-        sendError(reply, ApiError.unauthorized());
-        return reply;
-      }
-      req.setpointUser = authenticated;
-      // Impersonate-* headers (auth/impersonation.ts): from here on the request is the impersonated user's.
-      let user: UserInfo;
-      try {
-        user = actingUser(req, authenticated, (check) => this.authorization?.check(check));
-      } catch (err) {
-        sendError(reply, toApiError(err));
-        return reply;
-      }
-      if (user !== authenticated) [req.setpointRequestor, req.setpointUser] = [authenticated, user];
-      const authorization = this.authorization;
-      if (authorization !== undefined) {
-        const info = path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') ? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch) : undefined;
-        req.setpointInfo = info;
-        const denied = authorization.check(requestAttributes(user, req.method, path, (req.query as { fieldSelector?: string }).fieldSelector, info));
-        if (denied !== undefined) {
-          sendError(reply, denied);
-          return reply;
-        }
-      }
-    });
-    // Authenticated and authorized: a seat in flight, or 429 (http/limits.ts).
-    app.addHook('onRequest', (req, reply, done) => {
-      if (!this.limits.admit(req, reply, req.setpointUser)) done();
-    });
-    app.addHook('onResponse', async (req, reply) => {
-      const info = req.setpointInfo;
-      if (info?.kind !== 'resource') return;
-      const labels = { verb: info.verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource };
-      this.metrics.requests.inc({ ...labels, code: String(reply.statusCode) });
-      if (info.verb !== 'watch') this.metrics.latency.observe(labels, reply.elapsedTime / 1000);
-    });
-
     app.get('/livez', async (_req, reply) => reply.type('text/plain').send('ok'));
     app.get('/healthz', async (_req, reply) => reply.type('text/plain').send('ok'));
     app.get('/readyz', async (_req, reply) => (this.ready ? reply.type('text/plain').send('ok') : reply.code(503).type('text/plain').send('not ready')));
@@ -512,7 +391,7 @@ export class ApiServer {
     app.get('/metrics', async (_req, reply) => {
       this.metrics.storeRevision.set(await this.options.store.currentRevision());
       this.metrics.storeCompactRevision.set(await this.options.store.compactRevision());
-      for (const storage of this.storages.values()) this.metrics.storeObjects.set({ resource: storage.gr.group ? `${storage.gr.resource}.${storage.gr.group}` : storage.gr.resource }, storage.cache.size);
+      for (const storage of this.storages.all()) this.metrics.storeObjects.set({ resource: storage.gr.group ? `${storage.gr.resource}.${storage.gr.group}` : storage.gr.resource }, storage.cache.size);
       return reply.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
     });
     const dashboardDir = this.options.dashboard?.dir;
@@ -524,68 +403,23 @@ export class ApiServer {
       if (doc === undefined) return sendError(reply, notFoundPath());
       return reply.type('application/json').header('Etag', `"${doc.hash}"`).send(doc.json);
     });
-    const api = (req: FastifyRequest, reply: FastifyReply) => this.limits.holdDuring(req, runWithCommitGate(this.limits.commitGate(req), () => this.handleApi(req, reply)));
+    const parts: ApiRouteParts = {
+      registry: this.registry,
+      storages: this.storages,
+      subresources: this.subresourceServices,
+      authorization: () => this.authorization,
+      podSecurity: () => this.podSecurity,
+      limits: this.limits,
+      metrics: this.metrics,
+      stopping: this.stopping.signal,
+      clock: this.clock,
+    };
+    const api = (req: FastifyRequest, reply: FastifyReply) => this.limits.holdDuring(req, runWithCommitGate(this.limits.commitGate(req), () => handleApiRequest(req, reply, parts)));
     for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
       app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url, handler: api });
     }
   }
 
-  private async handleApi(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const path = req.url.split('?')[0]!;
-    const info = req.setpointInfo ?? parseRequestInfo(req.method, path, (req.query as { watch?: string }).watch);
-    req.setpointInfo = info;
-    if (info.kind === 'unknown') throw notFoundPath();
-    if (info.kind === 'discovery') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      let doc: object | undefined;
-      if (info.legacy) doc = info.version === undefined ? apiVersions(req.headers.host ?? '127.0.0.1') : info.version === 'v1' ? apiResourceList(this.registry, '', 'v1') : undefined;
-      else if (info.group === undefined) doc = apiGroupList(this.registry);
-      else if (info.version === undefined) doc = apiGroup(this.registry, info.group);
-      else doc = apiResourceList(this.registry, info.group, info.version);
-      if (doc === undefined) throw notFoundPath();
-      return send(reply, 200, doc);
-    }
-    if (isSelfSubjectReview(info)) return handleSelfSubjectReview(req, reply, info, req.setpointUser, this.clock.now());
-    const def = this.registry.lookup(info.group, info.version, info.resource);
-    if (def?.createOnly === true) return this.handleReview(req, reply, info, def);
-    const storage = def && this.storages.get(def);
-    if (storage === undefined) throw notFoundPath();
-    const refused = systemNamespaceDeletion(info);
-    if (refused !== undefined) throw refused;
-    const user = req.setpointUser;
-    const admission = user === undefined ? undefined : this.authorization?.admission(user, info);
-    if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));
-    const handler = info.subresource !== '' && info.name !== '' ? def!.subresources?.more?.[info.subresource]?.handler : undefined;
-    if (handler !== undefined) return handler({ req, reply, info, storage, services: this.subresourceServices });
-    const watchLabels = { group: info.group, resource: info.resource };
-    return handleResource(req, reply, info, {
-      storage,
-      stopping: this.stopping.signal,
-      onWatchLine: () => this.metrics.watchEvents.inc(watchLabels),
-      minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
-      onWatchStart: () => {
-        this.metrics.watchers.inc(watchLabels);
-        return () => this.metrics.watchers.dec(watchLabels);
-      },
-      ...withAdmit(podSecurityAdmit(this.podSecurity, req, info, storage.gr, admission?.write)),
-    });
-  }
-
-  /** authorization.k8s.io reviews (create-only, never stored): answered by the authorizer, 201. */
-  private handleReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, def: ResourceDef): FastifyReply {
-    if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw ApiError.methodNotAllowed(info.verb, { group: def.group, resource: def.resource });
-    if (def.namespaced !== (info.namespace !== '')) throw notFoundPath();
-    const media = negotiateMedia(req.headers.accept, { protobuf: hasProtobufMessage(groupVersion(def), def.kind) });
-    const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
-    if (body === undefined) throw ApiError.badRequest('the request body is empty');
-    const user = req.setpointUser ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-    const authorization = this.authorization ?? Authorization.allowAll();
-    return send(reply, 201, authorization.review(def, body, user, info.namespace), media.encoding);
-  }
-}
-
-function withAdmit(admit: WriteOptions['admit']): { admit?: WriteOptions['admit'] } {
-  return admit === undefined ? {} : { admit };
 }
 
 /** A ServiceAccount token key pair that lives as long as the process (servers given no keys). */
@@ -594,9 +428,6 @@ function ephemeralServiceAccountKeys(): ServiceAccountTokenOptions['keys'] {
   return { signingKey: privateKey, verifyingKeys: [publicKey] };
 }
 
-function isLoopback(ip: string): boolean {
-  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1' || ip.startsWith('127.');
-}
 
 let cachedVersion: string | undefined;
 function packageVersion(): string {

@@ -7,12 +7,16 @@
  *   deleted` (kube-apiserver protects default, kube-system and kube-public; Setpoint also
  *   kube-node-lease, where node heartbeats live). A delete of the whole collection of namespaces is
  *   a 405, as kube-apiserver, which serves no deletecollection on namespaces, answers.
+ * - `createMissingSystemNamespaces` creates them at start;
  * - `SystemNamespacesLoop` is kube's system namespaces controller: every minute (on the injected
  *   clock) it creates whichever of them is missing (removed straight from the store, or finalized
  *   after a deletion that started before this rule).
  */
 import { ApiError, silentLogger, type Clock, type Logger, type Timer } from '@setpoint/api';
+import type { Store } from '@setpoint/store';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
+import { objectKey } from '../storage/codec.js';
+import type { ResourceStorage } from '../storage/rest.js';
 
 /** The namespaces every cluster has, created at start and never deleted. */
 export const SYSTEM_NAMESPACES: readonly string[] = Object.freeze(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
@@ -29,6 +33,25 @@ export function systemNamespaceDeletion(info: ResourceRequestInfo): ApiError | u
   if (info.verb === 'deletecollection') return new ApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
   if (info.verb === 'delete' && SYSTEM_NAMESPACES.includes(info.name)) return ApiError.forbidden({ group: '', resource: 'namespaces' }, info.name, 'this namespace may not be deleted');
   return undefined;
+}
+
+/**
+ * Creates the system namespaces that are missing (read straight from `store`, so a namespace the
+ * cache has not seen yet is not created twice); resolves with those it created.
+ */
+export async function createMissingSystemNamespaces(namespaces: ResourceStorage, store: Store): Promise<string[]> {
+  const created: string[] = [];
+  for (const name of SYSTEM_NAMESPACES) {
+    const existing = await store.get(objectKey(namespaces.def, '', name));
+    if (existing !== undefined) continue;
+    try {
+      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      created.push(name);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
+  return created;
 }
 
 export interface SystemNamespacesLoopOptions {
