@@ -1,15 +1,51 @@
 /**
- * The process runtime with real processes (`node -e …` as the container command), driven by the
- * agent against Setpoint's API server in process. Short crash-loop backoff; every process killed at
- * the end.
+ * The process runtime with real processes (`node -e …` as the container command): the PodRuntime
+ * conformance suite on a runtime of its own, then the runtime driven by the agent against
+ * Setpoint's API server in process. Short crash-loop backoff; every process killed at the end.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Pod } from '@setpoint/api';
 import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
 import { boundPod, eventually, nodeContainer, startProcessAgent, tempDir, type TestAgent } from '../testing/helpers.js';
+import { podRuntimeConformance } from './conformance.js';
+import { ProcessRuntime, type ProcessRuntimeOptions } from './process.js';
+
+/** Reads no ConfigMap or Secret: the conformance suite's pods name none. */
+const noConfig: ProcessRuntimeOptions['client'] = {
+  configMaps: () => assert.fail('the conformance suite reads no ConfigMap'),
+  secrets: () => assert.fail('the conformance suite reads no Secret'),
+};
+
+podRuntimeConformance({
+  name: 'process',
+  capabilities: { runsCommands: true, recovers: true },
+  async open() {
+    const dir = await tempDir();
+    const make = () => new ProcessRuntime({ client: noConfig, dataDir: dir.path, podsRoot: join(tmpdir(), 'setpoint-test-pods'), backoff: { initialMs: 100, maxMs: 200 } });
+    let runtime = make();
+    await runtime.start();
+    return {
+      get runtime() {
+        return runtime;
+      },
+      async reopen() {
+        await runtime.close();
+        runtime = make();
+        await runtime.start();
+        return runtime;
+      },
+      async dispose() {
+        await runtime.killAll(0);
+        await runtime.close();
+        await dir[Symbol.asyncDispose]();
+      },
+    };
+  },
+});
 
 const NODE = 'proc-node';
 const NS = 'default';

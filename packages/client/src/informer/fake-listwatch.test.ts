@@ -2,7 +2,7 @@
  * Test helpers (no tests of their own): a scripted ListWatch, ConfigMap builders, a recording
  * logger and `until`, which waits for a condition with a deadline instead of sleeping.
  */
-import type { KubeList, KubeObject, Logger } from '@setpoint/api';
+import { ApiError, type KubeList, type KubeObject, type Logger } from '@setpoint/api';
 import type { ListOptions, ListWatch, WatchEvent, WatchEventType, WatchOptions } from '../types.js';
 
 export interface ConfigMap extends KubeObject {
@@ -97,7 +97,9 @@ export class FakeWatch<T extends KubeObject> implements AsyncIterableIterator<Wa
 /**
  * A scripted ListWatch. Lists serve `objects` at `resourceVersion`, paged by `limit` (the continue
  * token is the offset), unless `listErrors` holds errors to throw first. Every watch call is a
- * FakeWatch, kept in `watches`.
+ * FakeWatch, kept in `watches`; one from a resourceVersion below `compactedResourceVersion` fails
+ * with ApiError 410 Expired, as an API server's does. The ListWatch conformance suite runs on it
+ * (listwatch.test.ts).
  */
 export class FakeListWatch<T extends KubeObject = ConfigMap> implements ListWatch<T> {
   objects: T[] = [];
@@ -108,6 +110,8 @@ export class FakeListWatch<T extends KubeObject = ConfigMap> implements ListWatc
   /** When each list call happened, on the clock given (for backoff tests). */
   readonly listTimes: number[] = [];
   now: () => number = () => 0;
+  /** Watches from a resourceVersion below this one throw 410 Expired (history compacted). Default none. */
+  compactedResourceVersion: number | undefined;
 
   async list(options: ListOptions): Promise<KubeList<T>> {
     // A list is I/O: it answers on a later turn of the event loop, so a watcher that lists in a
@@ -126,6 +130,10 @@ export class FakeListWatch<T extends KubeObject = ConfigMap> implements ListWatc
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>> {
     const w = new FakeWatch<T>(options);
     this.watches.push(w);
+    const from = Number(options.resourceVersion ?? '0');
+    if (this.compactedResourceVersion !== undefined && from > 0 && from < this.compactedResourceVersion) {
+      w.fail(ApiError.expired(`too old resource version: ${from} (${this.compactedResourceVersion})`));
+    }
     return w;
   }
 
