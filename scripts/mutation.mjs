@@ -27,8 +27,8 @@ function tests(dir, re = /\.test\.ts$/) {
 const modules = {
   workqueue: {
     what: 'the work queue, delaying and rate-limiting queues, rate limiters',
-    mutate: ['queue', 'delaying', 'ratelimiting', 'limiters'].map((f) => `packages/client/src/workqueue/${f}.ts`),
-    tests: () => tests('packages/client/src/workqueue'),
+    mutate: ['queue', 'delaying', 'ratelimiting', 'limiters', 'fifo', 'backoff'].map((f) => `packages/workqueue/src/${f}.ts`),
+    tests: () => tests('packages/workqueue/src'),
   },
   watcher: {
     what: "the informer's list-and-watch loop",
