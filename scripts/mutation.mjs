@@ -26,9 +26,9 @@ function tests(dir, re = /\.test\.ts$/) {
 /** A module: the files Stryker mutates and the test files that must notice. */
 const modules = {
   workqueue: {
-    what: 'the work queue, delaying and rate-limiting queues, rate limiters',
-    mutate: ['queue', 'delaying', 'ratelimiting', 'limiters'].map((f) => `packages/client/src/workqueue/${f}.ts`),
-    tests: () => tests('packages/client/src/workqueue'),
+    what: 'the work queue, delaying and rate-limiting queues, rate limiters, Fifo, backoff, KeyedLoop',
+    mutate: ['queue', 'delaying', 'ratelimiting', 'limiters', 'fifo', 'backoff', 'loop'].map((f) => `packages/workqueue/src/${f}.ts`),
+    tests: () => tests('packages/workqueue/src'),
   },
   watcher: {
     what: "the informer's list-and-watch loop",

@@ -10,20 +10,24 @@ const root = resolve(dirname(new URL(import.meta.url).pathname), '../..');
 /** Which workspace packages each package may import ("*" = any). Subpaths listed as "pkg/sub". */
 export const allowedImports = {
   api: [],
-  store: ['api'],
-  apiserver: ['api', 'store'],
-  client: ['api'],
-  'client:testing': ['api', 'store', 'apiserver'],
-  controllers: ['api', 'client'],
-  'controllers:testing': ['api', 'client'],
-  agent: ['api', 'client'],
-  'agent:testing': ['api', 'client'],
-  dashboard: [],
+  // The work queue, rate limiters, Fifo and backoff: imports nothing of ours; every package but api may use it.
+  workqueue: [],
+  // Its tests run the queues on @setpoint/api's FakeClock.
+  'workqueue:testing': ['api'],
+  store: ['api', 'workqueue'],
+  apiserver: ['api', 'store', 'workqueue'],
+  client: ['api', 'workqueue'],
+  'client:testing': ['api', 'store', 'apiserver', 'workqueue'],
+  controllers: ['api', 'client', 'workqueue'],
+  'controllers:testing': ['api', 'client', 'workqueue'],
+  agent: ['api', 'client', 'workqueue'],
+  'agent:testing': ['api', 'client', 'workqueue'],
+  dashboard: ['workqueue'],
   // The dashboard's browser tests start an API server in-process (the app itself talks HTTP only).
-  'dashboard:testing': ['api', 'store', 'apiserver', 'client'],
+  'dashboard:testing': ['api', 'store', 'apiserver', 'client', 'workqueue'],
   setpoint: ['*'],
   bench: ['*'],
-  examples: ['api', 'client'],
+  examples: ['api', 'client', 'workqueue'],
 };
 
 const exportsCache = new Map();
@@ -50,6 +54,8 @@ function areaOf(file) {
     if (rel[1] === 'controllers' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'controllers:testing';
     // The agent's tests run it against the in-process control plane of @setpoint/client/testing.
     if (rel[1] === 'agent' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'agent:testing';
+    // The work queue's tests run on @setpoint/api's FakeClock.
+    if (rel[1] === 'workqueue' && rel[rel.length - 1].endsWith('.test.ts')) return 'workqueue:testing';
     // The dashboard's tests (test/) serve the built app from an in-process API server.
     if (rel[1] === 'dashboard' && rel[2] === 'test') return 'dashboard:testing';
     return rel[1];

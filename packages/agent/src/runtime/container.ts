@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Clock, Container, ContainerState, ContainerStateTerminated, Logger, Timer } from '@setpoint/api';
 import type { DeepReadonly } from '@setpoint/client';
+import { exponentialBackoff } from '@setpoint/workqueue';
 import { ContainerConfigError } from './env.js';
 import type { ContainerLog } from './logs.js';
 import { ProbeWorker, runProbe, type ProbeOutcome, type ProbeTarget } from './probe.js';
@@ -305,7 +306,7 @@ export class ContainerRunner {
 
   /** The wait before a restart after `crashes` failures in a row: none for the first, then initialMs doubling to maxMs. */
   #crashLoopDelay(crashes: number): number {
-    return crashes <= 0 ? 0 : Math.min(this.#initialMs * 2 ** (crashes - 1), this.#maxMs);
+    return crashes <= 0 ? 0 : exponentialBackoff(crashes - 1, this.#initialMs, this.#maxMs);
   }
 
   #setWaiting(reason: string, message: string, retryMs: number): void {

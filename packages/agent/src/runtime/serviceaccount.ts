@@ -27,6 +27,7 @@ import { chmod, chown, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isApiError, realClock, silentLogger, type Clock, type Logger, type Pod, type ServiceAccount, type Timer } from '@setpoint/api';
 import { SERVICE_ACCOUNT_DIR_ENV, type Client, type DeepReadonly } from '@setpoint/client';
+import { exponentialBackoff } from '@setpoint/workqueue';
 import { ContainerConfigError } from './env.js';
 import type { ProcessUser } from './users.js';
 
@@ -245,7 +246,7 @@ export class PodIdentities {
     } catch (err) {
       if (m.closed) return;
       m.failures++;
-      const delay = Math.min(10_000 * 2 ** (m.failures - 1), 300_000);
+      const delay = exponentialBackoff(m.failures - 1, 10_000, 300_000);
       const gone = isApiError(err, 'NotFound');
       this.#logger.warn({ err, pod: `${m.namespace}/${m.podName}`, retryInMs: delay, gone }, 'cannot refresh the pod\'s ServiceAccount token; retrying');
       this.#schedule(m, delay);

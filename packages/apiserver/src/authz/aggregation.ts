@@ -11,7 +11,8 @@
  * the rules only when they differ, with the resourceVersion it read as precondition. Rules written
  * by hand into an aggregated ClusterRole are replaced.
  */
-import { ApiError, Backoff, labelSelectorAsSelector, silentLogger, type Clock, type KubeObject, type LabelSelector, type Logger, type Timer } from '@setpoint/api';
+import { ApiError, labelSelectorAsSelector, silentLogger, type Clock, type KubeObject, type LabelSelector, type Logger } from '@setpoint/api';
+import { KeyedLoop } from '@setpoint/workqueue';
 import type { PolicyRule, RoleObject } from '../registry/kinds/rbac.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import { namespaceFilter } from '../watchcache/filter.js';
@@ -53,19 +54,26 @@ export interface ClusterRoleAggregatorOptions {
 }
 
 export class ClusterRoleAggregator {
-  readonly #pending = new Set<string>();
-  readonly #backoff = new Map<string, Backoff>();
-  readonly #timers = new Set<Timer>();
+  /** The queue of aggregated ClusterRole names, its per-name backoff (100 ms doubling to 10 s) and the resync. */
+  readonly #loop: KeyedLoop<string>;
   readonly #logger: Logger;
-  #draining: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
-  #stopped = false;
 
   constructor(
     private readonly clusterRoles: ResourceStorage,
     private readonly options: ClusterRoleAggregatorOptions,
   ) {
     this.#logger = (options.logger ?? silentLogger).child({ component: 'clusterrole-aggregation' });
+    this.#loop = new KeyedLoop<string>({
+      clock: options.clock,
+      reconcile: async (name) => {
+        await this.reconcile(name);
+        return undefined;
+      },
+      onError: (name, err, delay) => {
+        if (!(err instanceof ApiError && err.reason === 'Conflict')) this.#logger.warn({ err, clusterRole: name, retryInMs: delay }, 'aggregating a ClusterRole failed');
+      },
+    });
   }
 
   /**
@@ -95,19 +103,17 @@ export class ClusterRoleAggregator {
     // From now on every change queues the aggregated roles; what changed during the passes too.
     this.#unsubscribe = this.clusterRoles.cache.onChange(() => this.enqueueAll());
     this.enqueueAll();
-    this.scheduleResync();
+    this.#loop.resyncEvery(this.options.resyncMs ?? 300_000, () => this.enqueueAll());
   }
 
   stop(): void {
-    this.#stopped = true;
     this.#unsubscribe?.();
-    for (const t of this.#timers) t.cancel();
-    this.#timers.clear();
+    this.#loop.stop();
   }
 
   /** Resolves once the queue is empty (tests). */
   async idle(): Promise<void> {
-    while (this.#draining !== undefined) await this.#draining;
+    await this.#loop.idle();
   }
 
   enqueueAll(): void {
@@ -115,46 +121,7 @@ export class ClusterRoleAggregator {
   }
 
   enqueue(name: string): void {
-    if (this.#stopped || name === '') return;
-    this.#pending.add(name);
-    this.#draining ??= this.drain().finally(() => {
-      this.#draining = undefined;
-      const next = this.#pending.values().next();
-      if (!next.done) this.enqueue(next.value);
-    });
-  }
-
-  private after(ms: number, fn: () => void): void {
-    const timer = this.options.clock.setTimeout(() => {
-      this.#timers.delete(timer);
-      fn();
-    }, ms);
-    timer.unref();
-    this.#timers.add(timer);
-  }
-
-  private scheduleResync(): void {
-    this.after(this.options.resyncMs ?? 300_000, () => {
-      this.enqueueAll();
-      this.scheduleResync();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.#pending.size > 0 && !this.#stopped) {
-      const name = this.#pending.values().next().value as string;
-      this.#pending.delete(name);
-      try {
-        await this.reconcile(name);
-        this.#backoff.delete(name);
-      } catch (err) {
-        let b = this.#backoff.get(name);
-        if (b === undefined) this.#backoff.set(name, (b = new Backoff({ initialMs: 100, maxMs: 10_000, clock: this.options.clock })));
-        const delay = b.next();
-        if (!(err instanceof ApiError && err.reason === 'Conflict')) this.#logger.warn({ err, clusterRole: name, retryInMs: delay }, 'aggregating a ClusterRole failed');
-        this.after(delay, () => this.enqueue(name));
-      }
-    }
+    if (name !== '') this.#loop.enqueue(name);
   }
 
   /**

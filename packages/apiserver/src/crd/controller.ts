@@ -20,8 +20,9 @@
  * API or store errors, with controller="customresourcedefinition") and retried with backoff, while
  * every other CRD keeps reconciling; a malformed neighbour is skipped by the name-conflict check.
  */
-import { ApiError, Backoff, rfc3339, silentLogger, type Clock, type Condition, type CustomResourceDefinition, type FieldError, type KubeObject, type Logger, type Timer } from '@setpoint/api';
+import { ApiError, rfc3339, silentLogger, type Clock, type Condition, type CustomResourceDefinition, type FieldError, type KubeObject, type Logger } from '@setpoint/api';
 import { isStoreError } from '@setpoint/store';
+import { KeyedLoop } from '@setpoint/workqueue';
 import { Counter, type Registry } from 'prom-client';
 import type { ResourceDef } from '../registry/types.js';
 import { jsonEqual } from '../storage/equal.js';
@@ -80,14 +81,11 @@ function aggregate(errors: readonly string[]): string {
 const NAME_FIELDS = /^(metadata\.name|spec\.(group|names|scope))\b/;
 
 export class CrdController {
-  private readonly pending = new Set<string>();
-  private readonly backoff = new Map<string, Backoff>();
-  private readonly timers = new Set<Timer>();
+  /** The queue of CRD names, its per-name backoff (100 ms doubling to 10 s) and the resync. */
+  private readonly loop: KeyedLoop<string>;
   /** The spec (and therefore defs) each CRD is served with now. */
   private readonly served = new Map<string, { spec: unknown; defs: readonly ResourceDef[] }>();
-  private draining: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
-  private stopped = false;
   private readonly logger: Logger;
   private readonly errors: Counter<'controller'>;
   private readonly panics: Counter<'controller'>;
@@ -99,66 +97,10 @@ export class CrdController {
     this.logger = (options.logger ?? silentLogger).child({ component: 'crd-controller' });
     this.errors = counter(options.registry, 'controller_runtime_reconcile_errors_total', 'Reconciles that failed, per controller.');
     this.panics = counter(options.registry, 'controller_runtime_reconcile_panics_total', 'Reconciles that threw an unexpected exception, per controller.');
-  }
-
-  /** Serves every CRD already stored (before the server takes requests), then follows changes. */
-  async start(): Promise<void> {
-    this.unsubscribe = this.host.crds.cache.onChange((obj) => this.enqueue(nameOf(obj)));
-    for (const crd of this.host.crds.cache.snapshot()) if (nameOf(crd) !== '') this.pending.add(nameOf(crd));
-    await this.drain();
-    this.scheduleResync();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.unsubscribe?.();
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-  }
-
-  /** Resolves once the queue is empty (tests). */
-  async idle(): Promise<void> {
-    while (this.draining !== undefined) await this.draining;
-  }
-
-  enqueue(name: string): void {
-    if (this.stopped || name === '') return;
-    this.pending.add(name);
-    this.draining ??= this.drain().finally(() => {
-      this.draining = undefined;
-      if (this.pending.size > 0) this.enqueue([...this.pending][0]!);
-    });
-  }
-
-  private after(ms: number, fn: () => void): void {
-    const timer = this.options.clock.setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    timer.unref();
-    this.timers.add(timer);
-  }
-
-  private scheduleResync(): void {
-    this.after(this.options.resyncMs ?? 60_000, () => {
-      for (const crd of this.host.crds.cache.snapshot()) this.enqueue(nameOf(crd));
-      for (const name of this.served.keys()) this.enqueue(name);
-      this.scheduleResync();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending.size > 0 && !this.stopped) {
-      const name = [...this.pending][0]!;
-      this.pending.delete(name);
-      try {
-        const retryAfter = await this.reconcile(name);
-        this.backoff.delete(name);
-        if (retryAfter !== undefined) this.after(retryAfter, () => this.enqueue(name));
-      } catch (err) {
-        let b = this.backoff.get(name);
-        if (b === undefined) this.backoff.set(name, (b = new Backoff({ initialMs: 100, maxMs: 10_000, clock: this.options.clock })));
-        const delay = b.next();
+    this.loop = new KeyedLoop<string>({
+      clock: options.clock,
+      reconcile: (name) => this.reconcile(name),
+      onError: (name, err, delay) => {
         const expected = err instanceof ApiError || isStoreError(err);
         this.errors.inc({ controller: CRD_CONTROLLER_NAME });
         if (expected) this.logger.warn({ err, crd: name, retryInMs: delay }, 'reconciling a CRD failed');
@@ -166,9 +108,33 @@ export class CrdController {
           this.panics.inc({ controller: CRD_CONTROLLER_NAME });
           this.logger.error({ err, crd: name, retryInMs: delay }, 'reconciling a CRD threw; other CRDs carry on');
         }
-        this.after(delay, () => this.enqueue(name));
-      }
-    }
+      },
+    });
+  }
+
+  /** Serves every CRD already stored (before the server takes requests), then follows changes. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.host.crds.cache.onChange((obj) => this.enqueue(nameOf(obj)));
+    for (const crd of this.host.crds.cache.snapshot()) this.enqueue(nameOf(crd));
+    await this.loop.idle();
+    this.loop.resyncEvery(this.options.resyncMs ?? 60_000, () => {
+      for (const crd of this.host.crds.cache.snapshot()) this.enqueue(nameOf(crd));
+      for (const name of this.served.keys()) this.enqueue(name);
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.loop.stop();
+  }
+
+  /** Resolves once the queue is empty (tests). */
+  async idle(): Promise<void> {
+    await this.loop.idle();
+  }
+
+  enqueue(name: string): void {
+    if (name !== '') this.loop.enqueue(name);
   }
 
   /** One pass for one CRD; returns a delay after which to look again, if it must. */

@@ -19,6 +19,7 @@
  * - `whenEnded` callbacks run exactly once, when the queue ends (by `end`, `fail`, `close` or
  *   overflow).
  */
+import { Fifo } from '@setpoint/workqueue';
 
 /** Bounds of an EventQueue; each default is stated on its field. */
 export interface EventQueueBounds<T> {
@@ -31,9 +32,9 @@ export interface EventQueueBounds<T> {
 }
 
 export class EventQueue<T> implements AsyncIterableIterator<T> {
-  private items: Array<T | undefined> = [];
-  private sizes: number[] = [];
-  private head = 0;
+  /** Pushed items not yet read, and their sizes (one entry each, in step). */
+  private readonly items = new Fifo<T>();
+  private readonly sizes = new Fifo<number>();
   private queuedBytes = 0;
   private source: Iterator<T> | undefined;
   private unflushed: () => number = () => 0;
@@ -68,7 +69,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
 
   /** Pushed items waiting to be read (the source's are not counted). */
   get size(): number {
-    return this.items.length - this.head;
+    return this.items.length;
   }
 
   /** Bytes the queue holds against its bound: sizes of unread pushed items plus the consumer's unflushed bytes. */
@@ -147,9 +148,8 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
 
   /** Ends the queue at once, dropping buffered items and the source; reads throw `error` (or just end without one). */
   fail(error: unknown): void {
-    this.items = [];
-    this.sizes = [];
-    this.head = 0;
+    this.items.clear();
+    this.sizes.clear();
     this.queuedBytes = 0;
     this.source = undefined;
     this.unflushed = () => 0;
@@ -183,16 +183,9 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
       if (r.done !== true) return Promise.resolve({ value: r.value, done: false });
       this.source = undefined;
     }
-    if (this.head < this.items.length) {
-      const value = this.items[this.head] as T;
-      this.items[this.head] = undefined;
-      this.queuedBytes -= this.sizes[this.head]!;
-      this.head++;
-      if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-        this.items = this.items.slice(this.head);
-        this.sizes = this.sizes.slice(this.head);
-        this.head = 0;
-      }
+    if (this.items.length > 0) {
+      const value = this.items.shift();
+      this.queuedBytes -= this.sizes.shift();
       if (this.room !== undefined && this.size < this.room.items && this.queuedBytes < this.room.bytes) this.wake();
       return Promise.resolve({ value, done: false });
     }

@@ -1,49 +1,39 @@
 /**
- * The work queue family (client-go's util/workqueue): a coalescing FIFO of keys, a delaying layer,
- * a rate-limiting layer, the rate limiters, and queue metrics.
+ * The work queue family, as @setpoint/client has always exported it: the queues, rate limiters and
+ * metrics interface now live in @setpoint/workqueue (which the API server may import too) and are
+ * re-exported here unchanged, so `import { newRateLimitingQueue } from '@setpoint/client'` keeps
+ * working; the prom-client provider, `PrometheusQueueMetrics`, stays in the client.
  */
-import { DelayingQueue } from './delaying.js';
-import { WorkQueue, type WorkQueueOptions } from './queue.js';
-import { RateLimitingQueue, type RateLimitingQueueOptions } from './ratelimiting.js';
-
-export { WorkQueue } from './queue.js';
-export type { GetResult, WorkQueueInterface, WorkQueueOptions } from './queue.js';
-export { DelayingQueue } from './delaying.js';
-export type { DelayingInterface } from './delaying.js';
-export { RateLimitingQueue } from './ratelimiting.js';
-export type { RateLimitingInterface, RateLimitingQueueOptions } from './ratelimiting.js';
 export {
   BucketRateLimiter,
+  DelayingQueue,
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
+  RateLimitingQueue,
+  WorkQueue,
   defaultControllerRateLimiter,
-} from './limiters.js';
-export type { BucketOptions, ExponentialFailureOptions, FastSlowOptions, RateLimiter } from './limiters.js';
-export { PrometheusQueueMetrics, noopQueueMetricsProvider, queueDurationBuckets } from './metrics.js';
+  newDelayingQueue,
+  newRateLimitingQueue,
+  newWorkQueue,
+  noopQueueMetricsProvider,
+  queueDurationBuckets,
+} from '@setpoint/workqueue';
 export type {
+  BucketOptions,
   CounterMetric,
+  DelayingInterface,
+  ExponentialFailureOptions,
+  FastSlowOptions,
   GaugeMetric,
+  GetResult,
   HistogramMetric,
   QueueMetricsProvider,
+  RateLimiter,
+  RateLimitingInterface,
+  RateLimitingQueueOptions,
   UnfinishedWork,
-} from './metrics.js';
-
-/** A work queue (see WorkQueue); options as documented on WorkQueueOptions. */
-export function newWorkQueue<T = string>(options: WorkQueueOptions = {}): WorkQueue<T> {
-  return new WorkQueue<T>(options);
-}
-
-/** A delaying work queue (see DelayingQueue); options as documented on WorkQueueOptions. */
-export function newDelayingQueue<T = string>(options: WorkQueueOptions = {}): DelayingQueue<T> {
-  return new DelayingQueue<T>(options);
-}
-
-/**
- * A rate-limiting work queue (see RateLimitingQueue), the one controllers use: `name` (metrics
- * label, default none), `rateLimiter` (default defaultControllerRateLimiter on the queue's clock),
- * `clock` (default realClock), `metrics` (default none; needs a name).
- */
-export function newRateLimitingQueue<T = string>(options: RateLimitingQueueOptions<T> = {}): RateLimitingQueue<T> {
-  return new RateLimitingQueue<T>(options);
-}
+  WorkQueueInterface,
+  WorkQueueOptions,
+} from '@setpoint/workqueue';
+export { PrometheusQueueMetrics } from './prometheus.js';

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '@setpoint/api';
 import { Gauge, Registry } from 'prom-client';
-import { PrometheusQueueMetrics, noopQueueMetricsProvider, type QueueMetricsProvider, type UnfinishedWork } from './metrics.js';
+import { noopQueueMetricsProvider, type QueueMetricsProvider, type UnfinishedWork } from '@setpoint/workqueue';
+import { PrometheusQueueMetrics } from './prometheus.js';
 import { newRateLimitingQueue, newWorkQueue } from './index.js';
 
 /** The value of one series of `metric` in `registry` (suffix: _sum, _count, _bucket). */

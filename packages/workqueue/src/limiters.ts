@@ -3,7 +3,8 @@
  * how long an item waits before it is retried. Per-item limiters back off one failing key without
  * slowing the others; the bucket limits the overall retry rate.
  */
-import { realClock, type Clock } from '@setpoint/api';
+import { exponentialBackoff } from './backoff.js';
+import { systemClock, type Clock } from './clock.js';
 
 /**
  * Decides how long an item waits before its next retry (client-go's `RateLimiter`).
@@ -52,11 +53,7 @@ export class ItemExponentialFailureRateLimiter<T = string> implements RateLimite
   when(item: T): number {
     const exp = this.#failures.get(item) ?? 0;
     this.#failures.set(item, exp + 1);
-    // 2 ** exp overflows to Infinity past 1023, which the cap absorbs; with baseMs 0 that makes
-    // 0 · Infinity = NaN, whose wait is 0.
-    const backoff = this.#baseMs * 2 ** exp;
-    if (Number.isNaN(backoff)) return 0;
-    return Math.min(backoff, this.#maxMs);
+    return exponentialBackoff(exp, this.#baseMs, this.#maxMs);
   }
 
   forget(item: T): void {
@@ -115,7 +112,7 @@ export interface BucketOptions {
   readonly qps?: number;
   /** The bucket's size: how many retries may go at once after a quiet spell. Default 100. */
   readonly burst?: number;
-  /** Where time comes from. Default `realClock`. */
+  /** Where time comes from. Default `systemClock`. */
   readonly clock?: Clock;
 }
 
@@ -139,7 +136,7 @@ export class BucketRateLimiter<T = string> implements RateLimiter<T> {
   constructor(options: BucketOptions = {}) {
     this.#qps = options.qps ?? 10;
     this.#burst = options.burst ?? 100;
-    this.#clock = options.clock ?? realClock;
+    this.#clock = options.clock ?? systemClock;
     if (!(this.#qps > 0)) throw new RangeError(`qps must be > 0, got ${this.#qps}`);
     if (!Number.isInteger(this.#burst) || this.#burst < 1) throw new RangeError(`burst must be a whole number ≥ 1, got ${this.#burst}`);
     this.#tokens = this.#burst;
@@ -195,12 +192,12 @@ export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
 /**
  * client-go's DefaultControllerRateLimiter: per-item exponential backoff from 5 ms to 1000 s,
  * max'd with an overall bucket of 10 qps and burst 100 (which only slows retries, since only
- * retries go through the limiter). `clock` (default `realClock`) drives the bucket.
+ * retries go through the limiter). `clock` (default `systemClock`) drives the bucket.
  */
 export function defaultControllerRateLimiter<T = string>(options: { readonly clock?: Clock } = {}): RateLimiter<T> {
   return new MaxOfRateLimiter<T>(
     // Stryker disable next-line ObjectLiteral: equivalent — these are the limiter's own defaults, stated for the reader
     new ItemExponentialFailureRateLimiter<T>({ baseMs: 5, maxMs: 1_000_000 }),
-    new BucketRateLimiter<T>({ qps: 10, burst: 100, clock: options.clock ?? realClock }),
+    new BucketRateLimiter<T>({ qps: 10, burst: 100, clock: options.clock ?? systemClock }),
   );
 }

@@ -2,7 +2,7 @@
  * The delaying queue: a work queue that can add an item later (client-go's delaying_queue.go).
  * Waiting items sit in a min-heap on their due time; one clock timer is armed for the heap's head.
  */
-import type { Timer } from '@setpoint/api';
+import type { Timer } from './clock.js';
 import { WorkQueue, type WorkQueueInterface } from './queue.js';
 
 /** The contract of a delaying queue (client-go's `DelayingInterface`). */

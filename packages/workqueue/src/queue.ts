@@ -3,7 +3,8 @@
  * at once (client-go's util/workqueue Type). Its guarantees come from two sets: `dirty` (keys that
  * need processing) and `processing` (keys handed out and not yet done).
  */
-import { realClock, type Clock } from '@setpoint/api';
+import { systemClock, type Clock } from './clock.js';
+import { Fifo } from './fifo.js';
 import { newQueueMetrics, noopQueueMetricsProvider, type QueueMetrics, type QueueMetricsProvider } from './metrics.js';
 
 /** Options shared by every queue of this folder; all are optional. */
@@ -13,7 +14,7 @@ export interface WorkQueueOptions {
    * `metrics` is given — the constructor throws a TypeError otherwise.
    */
   readonly name?: string;
-  /** Where time comes from: delays, backoff and metric durations. Default `realClock`. */
+  /** Where time comes from: delays, backoff and metric durations. Default `systemClock` (Date.now and the platform's timers). */
   readonly clock?: Clock;
   /** Where metrics go. Default `noopQueueMetricsProvider` (none). */
   readonly metrics?: QueueMetricsProvider;
@@ -44,41 +45,6 @@ export interface WorkQueueInterface<T> {
 }
 
 const SHUTDOWN: GetResult<never> = Object.freeze({ shutdown: true });
-
-/** An array-backed FIFO with O(1) amortised push and shift. */
-class Fifo<T> {
-  #items: Array<T | undefined> = [];
-  #head = 0;
-
-  get length(): number {
-    return this.#items.length - this.#head;
-  }
-
-  push(item: T): void {
-    this.#items.push(item);
-  }
-
-  /** Removes and returns the oldest item; the caller checks `length` first. */
-  shift(): T {
-    const item = this.#items[this.#head] as T;
-    this.#items[this.#head] = undefined;
-    this.#head++;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#head = 0;
-      return item;
-    }
-    // Compaction only bounds memory and keeps shift O(1) amortised: every mutant of its condition or
-    // block leaves the items and len() as they are (the FIFO test crosses it), so no test can tell;
-    // speed is for benchmarks, not tests.
-    // Stryker disable next-line all: equivalent — memory and speed only, not behaviour
-    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    return item;
-  }
-}
 
 /**
  * A work queue of keys (client-go's `workqueue.Type`).
@@ -122,7 +88,7 @@ export class WorkQueue<T = string> implements WorkQueueInterface<T> {
   /** A queue with the given options; throws a TypeError when metrics are given without a name. */
   constructor(options: WorkQueueOptions = {}) {
     this.name = options.name ?? '';
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? systemClock;
     const provider = options.metrics ?? noopQueueMetricsProvider;
     if (this.name === '' && provider !== noopQueueMetricsProvider) {
       throw new TypeError('workqueue: a queue with a metrics provider needs a name (the name label of its metrics)');
@@ -141,6 +107,14 @@ export class WorkQueue<T = string> implements WorkQueueInterface<T> {
 
   len(): number {
     return this.#queue.length;
+  }
+
+  /**
+   * How many items are handed out and not yet done — counted from the moment `get` takes them,
+   * before the getter's promise has resumed its caller. Informational, like len.
+   */
+  processingLen(): number {
+    return this.#processing.size;
   }
 
   get(): Promise<GetResult<T>> {
