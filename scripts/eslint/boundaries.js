@@ -18,7 +18,8 @@ export const allowedImports = {
   'controllers:testing': ['api', 'client'],
   agent: ['api', 'client'],
   'agent:testing': ['api', 'client'],
-  dashboard: [],
+  // The dashboard is a browser bundle: @setpoint/api and the client's browser-safe Watcher only.
+  dashboard: ['api', 'client/watcher'],
   // The dashboard's browser tests start an API server in-process (the app itself talks HTTP only).
   'dashboard:testing': ['api', 'store', 'apiserver', 'client'],
   setpoint: ['*'],
@@ -95,7 +96,7 @@ export default {
         context.report({ node, message: `a package imports its own files relatively, not as "${source}"` });
         return;
       }
-      if (!allowed.includes('*') && !allowed.includes(pkg)) {
+      if (!allowed.includes('*') && !allowed.includes(pkg) && !(sub !== undefined && allowed.includes(`${pkg}/${sub}`))) {
         context.report({ node, message: `${area} may not import @setpoint/${pkg} (see docs/architecture.md)` });
         return;
       }
