@@ -20,7 +20,7 @@
  * API or store errors, with controller="customresourcedefinition") and retried with backoff, while
  * every other CRD keeps reconciling; a malformed neighbour is skipped by the name-conflict check.
  */
-import { ApiError, rfc3339, silentLogger, type Clock, type Condition, type CustomResourceDefinition, type FieldError, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, jsonClone, rfc3339, silentLogger, type Clock, type Condition, type CustomResourceDefinition, type FieldError, type KubeObject, type Logger } from '@setpoint/api';
 import { isStoreError } from '@setpoint/store';
 import { KeyedLoop } from '@setpoint/workqueue';
 import { Counter, type Registry } from 'prom-client';
@@ -177,7 +177,7 @@ export class CrdController {
     if (!unchanged) {
       const defs = customResourceDefs(crd);
       await this.host.serve(name, defs);
-      this.served.set(name, { spec: structuredClone(crd.spec), defs });
+      this.served.set(name, { spec: jsonClone(crd.spec), defs });
       this.logger.info({ crd: name, versions: defs.map((d) => d.version) }, 'serving custom resource');
     }
     await this.writeStatus(
@@ -276,7 +276,7 @@ export class CrdController {
 
   /** Writes conditions (and, when established, acceptedNames and storedVersions) if they change. */
   private async writeStatus(crd: CustomResourceDefinition, conditions: Condition[], established: boolean): Promise<void> {
-    const status: NonNullable<CustomResourceDefinition['status']> = isObject(crd.status) ? structuredClone(crd.status) : {};
+    const status: NonNullable<CustomResourceDefinition['status']> = isObject(crd.status) ? jsonClone(crd.status) : {};
     const list: Condition[] = Array.isArray(status.conditions) ? status.conditions.filter((c) => isObject(c as unknown)) : [];
     for (const c of conditions) {
       const i = list.findIndex((x) => x.type === c.type);
@@ -287,7 +287,7 @@ export class CrdController {
     if (!isObject(status.acceptedNames)) delete status.acceptedNames;
     if (!Array.isArray(status.storedVersions)) delete status.storedVersions;
     if (established) {
-      status.acceptedNames = structuredClone(crd.spec.names);
+      status.acceptedNames = jsonClone(crd.spec.names);
       const stored = new Set(status.storedVersions ?? []);
       stored.add(storageVersion(crd));
       status.storedVersions = [...stored];

@@ -7,7 +7,7 @@
  * At the root, apiVersion and kind are kept and metadata is cut down to ObjectMeta's fields; an
  * x-kubernetes-embedded-resource keeps its apiVersion, kind and metadata the same way.
  */
-import type { KubeObject, Schema } from '@setpoint/api';
+import { jsonClone, type KubeObject, type Schema } from '@setpoint/api';
 import { objectMetaSchema } from '../registry/schemas/meta.js';
 
 const META_FIELDS = new Set(Object.keys(objectMetaSchema.properties ?? {}));
@@ -70,7 +70,7 @@ function defaultValue(value: unknown, schema: Schema): void {
   if (!isObject(value)) return;
   if (schema.properties !== undefined) {
     for (const [key, child] of Object.entries(schema.properties)) {
-      if (value[key] === undefined && child.default !== undefined) value[key] = structuredClone(child.default);
+      if (value[key] === undefined && child.default !== undefined) value[key] = jsonClone(child.default);
       if (value[key] !== undefined) defaultValue(value[key], child);
     }
   }

@@ -49,6 +49,7 @@ import { deleteObject, type DeleteOutcome } from './delete.js';
 import { guaranteedUpdate } from './guaranteed.js';
 import { recordManagedFields } from './managedfields.js';
 import { patchObject, type PatchType } from './patch.js';
+import { scanStore, type ScanResult } from './scan.js';
 import { bindPod, updateScale } from './subresources.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -213,45 +214,24 @@ export class ResourceStorage {
       after = token.key;
     }
     const items: KubeObject[] = [];
-    let more = false;
-    let lastKey: string | undefined;
+    let scan: ScanResult;
     try {
-      for (;;) {
-        const page = await this.store.list(prefix, {
-          ...(revision > 0 ? { revision } : {}),
-          ...(after !== undefined ? { after } : {}),
-          ...(limit > 0 ? { limit: Math.max(limit - items.length, 64) } : {}),
-        });
-        revision = page.revision;
-        let stopped = false;
-        for (const kv of page.items) {
-          if (limit > 0 && items.length >= limit) {
-            more = true;
-            stopped = true;
-            break;
-          }
-          lastKey = kv.key;
-          const obj = this.decoder.decodeOrSkip(this.def, kv);
-          if (obj !== undefined && matchesFilter(this.def, options.filter, obj)) items.push(obj);
-        }
-        if (stopped || !page.more) break;
-        if (limit > 0 && items.length >= limit) {
-          more = true;
-          break;
-        }
-        after = page.items[page.items.length - 1]!.key;
-      }
+      const pageLimit = (): number => (limit > 0 ? Math.max(limit - items.length, 64) : 0);
+      scan = await scanStore(this.store, prefix, { revision, ...(after !== undefined ? { after } : {}), pageLimit, full: () => limit > 0 && items.length >= limit }, (kv) => {
+        const obj = this.decoder.decodeOrSkip(this.def, kv);
+        if (obj !== undefined && matchesFilter(this.def, options.filter, obj)) items.push(obj);
+      });
     } catch (err) {
       if (isStoreError(err, 'Compacted')) {
         throw paging ? continueExpired() : ApiError.expired('The resourceVersion for the provided list is too old.');
       }
       throw fromStoreError(err, this.gr, '');
     }
-    if (notOlderThan > revision) {
-      throw ApiError.tooLargeResourceVersion(notOlderThan, revision);
+    if (notOlderThan > scan.revision) {
+      throw ApiError.tooLargeResourceVersion(notOlderThan, scan.revision);
     }
-    const list = this.listOf(items, String(revision));
-    if (more && lastKey !== undefined) list.metadata.continue = encodeContinue({ rv: revision, key: lastKey });
+    const list = this.listOf(items, String(scan.revision));
+    if (scan.more && scan.lastKey !== undefined) list.metadata.continue = encodeContinue({ rv: scan.revision, key: scan.lastKey });
     return list;
   }
 

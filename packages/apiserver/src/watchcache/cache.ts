@@ -25,6 +25,7 @@ import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Lo
 import { isStoreError, type Store, type WatchEvent } from '@setpoint/store';
 import type { ResourceDef } from '../registry/types.js';
 import { objectKey, resourcePrefix, uncheckedDecoder, type StoredObjectDecoder } from '../storage/codec.js';
+import { scanStore } from '../storage/scan.js';
 import { isNamespaceOnly, matchesFilter, type ObjectFilter } from './filter.js';
 import { EventQueue } from './queue.js';
 
@@ -251,18 +252,10 @@ export class WatchCache {
   }
 
   private async load(): Promise<void> {
-    let after: string | undefined;
-    let revision: number | undefined;
-    for (;;) {
-      const page = await this.store.list(this.prefix, { limit: 1000, ...(revision === undefined ? {} : { revision }), ...(after === undefined ? {} : { after }) });
-      revision = page.revision;
-      for (const kv of page.items) {
-        const obj = this.decoder.decodeOrSkip(this.def, kv);
-        if (obj !== undefined) this.objects.set(kv.key, Object.freeze(obj));
-      }
-      if (!page.more || page.items.length === 0) break;
-      after = page.items[page.items.length - 1]!.key;
-    }
+    const { revision } = await scanStore(this.store, this.prefix, { pageLimit: () => 1000 }, (kv) => {
+      const obj = this.decoder.decodeOrSkip(this.def, kv);
+      if (obj !== undefined) this.objects.set(kv.key, Object.freeze(obj));
+    });
     this.rv = revision;
     this.windowFloor = revision;
     this.window = [];

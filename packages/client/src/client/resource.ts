@@ -2,10 +2,11 @@
  * ResourceClient: the verbs of one kind (get, list, watch, create, update, patch, delete, ...),
  * sent as kubectl and client-go send them, so it works against any Kubernetes API server.
  */
-import { ApiError, isGone, type KubeList, type KubeObject, type Status } from '@setpoint/api';
+import { ApiError, type KubeList, type KubeObject, type Status } from '@setpoint/api';
 import type { HttpClient } from '../http/httpclient.js';
 import type { WatchStream } from '../http/watchstream.js';
 import type { ListOptions, ListWatch, ResourceRef, WatchOptions } from '../types.js';
+import { listAllPages } from './pager.js';
 import { apiVersionOf, resourcePath } from './paths.js';
 
 export interface GetOptions {
@@ -146,22 +147,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> implements ListWa
    * as client-go's pager does.
    */
   async listAll(options: ListOptions = {}): Promise<KubeList<T>> {
-    const limit = options.limit ?? 500;
-    let page = await this.list({ ...options, limit });
-    const resourceVersion = page.metadata.resourceVersion;
-    const items = [...page.items];
-    while (page.metadata.continue) {
-      const { resourceVersion: _rv, resourceVersionMatch: _m, ...rest } = options;
-      try {
-        page = await this.list({ ...rest, limit, continue: page.metadata.continue });
-      } catch (err) {
-        if (!isGone(err)) throw err;
-        const { limit: _l, continue: _c, ...unpaged } = options;
-        const full = await this.list(unpaged);
-        return { apiVersion: this.#apiVersion, kind: `${this.ref.kind}List`, metadata: { ...(full.metadata.resourceVersion === undefined ? {} : { resourceVersion: full.metadata.resourceVersion }) }, items: full.items };
-      }
-      items.push(...page.items);
-    }
+    const { items, resourceVersion } = await listAllPages((o) => this.list(o), options, options.limit ?? 500);
     return { apiVersion: this.#apiVersion, kind: `${this.ref.kind}List`, metadata: resourceVersion === undefined ? {} : { resourceVersion }, items };
   }
 

@@ -35,6 +35,7 @@
  * thrown by the watch iterator, 410 as ApiError with code 410.
  */
 import { ApiError, Backoff, isGone, realClock, silentLogger, type BackoffOptions, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { readPage } from '../client/pager.js';
 import type { ListOptions, ListWatch, WatchEvent, WatchOptions } from '../types.js';
 
 /** What a watcher reports. Objects are the ListWatch's, unchanged. */
@@ -214,24 +215,14 @@ export class Watcher<T extends KubeObject = KubeObject> {
   }
 
   async #listPage(state: Extract<WatcherMachineState<T>, { phase: 'initPage' }>, signal: AbortSignal): Promise<Step<T>> {
-    const options: ListOptions = {
-      ...this.#selectors(),
-      ...(state.unpaged ? {} : { limit: this.#options.pageSize ?? 500 }),
-      ...(state.continueToken === undefined ? {} : { continue: state.continueToken }),
-      signal,
-    };
-    let list;
-    try {
-      list = await this.#lw.list(options);
-    } catch (err) {
-      // A continued page older than the server keeps: list again, in one piece this time.
-      const unpaged = state.continueToken !== undefined && isGone(err);
-      return { events: [], next: { phase: 'empty', unpaged }, error: err };
-    }
+    const cursor = { continue: state.continueToken, unpaged: state.unpaged };
+    const page = await readPage((o) => this.#lw.list(o), { ...this.#selectors(), signal }, cursor, this.#options.pageSize ?? 500);
+    // A continued page older than the server keeps: the pager lists again, in one piece this time.
+    if ('error' in page) return { events: [], next: { phase: 'empty', unpaged: page.restart.unpaged }, error: page.error };
+    const { list } = page;
     const events: WatcherEvent<T>[] = list.items.map((object) => ({ type: 'initApply', object }));
-    const token = list.metadata.continue;
-    if (token !== undefined && token !== '') {
-      return { events, next: { phase: 'initPage', continueToken: token, unpaged: state.unpaged } };
+    if (page.next !== undefined) {
+      return { events, next: { phase: 'initPage', continueToken: page.next.continue, unpaged: page.next.unpaged } };
     }
     const rv = list.metadata.resourceVersion ?? '';
     if (rv === '') {

@@ -3,7 +3,7 @@
  * the API, except the one fresh read adoption requires), writes through the API with the
  * resourceVersion read as precondition, Events through the manager's recorder.
  */
-import { isApiError, type Deployment, type DeploymentStatus, type OwnerReference, type Pod, type ReplicaSet } from '@setpoint/api';
+import { isApiError, jsonClone, type Deployment, type DeploymentStatus, type OwnerReference, type Pod, type ReplicaSet } from '@setpoint/api';
 import type { CachedReader, EventRecorder, Manager } from '@setpoint/client';
 import type { DeploymentCluster } from './cluster.js';
 import { REVISION_ANNOTATION } from './replicasets.js';
@@ -20,12 +20,12 @@ export function clientCluster(manager: Manager, sources: ClientClusterSources): 
   const rsClient = () => client.replicaSets();
   return {
     now: () => manager.clock.now(),
-    listReplicaSets: (namespace) => sources.replicaSets.list({ namespace }).map((rs) => structuredClone(rs) as ReplicaSet),
+    listReplicaSets: (namespace) => sources.replicaSets.list({ namespace }).map((rs) => jsonClone(rs) as ReplicaSet),
     getReplicaSet: (namespace, name) => {
       const rs = sources.replicaSets.get(namespace, name);
-      return rs === undefined ? undefined : (structuredClone(rs) as ReplicaSet);
+      return rs === undefined ? undefined : (jsonClone(rs) as ReplicaSet);
     },
-    listPods: (namespace, selector) => sources.pods.list({ namespace, labelSelector: selector }).map((pod) => structuredClone(pod) as Pod),
+    listPods: (namespace, selector) => sources.pods.list({ namespace, labelSelector: selector }).map((pod) => jsonClone(pod) as Pod),
     listPodsFresh: async (namespace, selector) => (await client.pods().listAll({ namespace, labelSelector: selector.toString() })).items,
     getDeploymentFresh: async (namespace, name) => {
       try {

@@ -4,7 +4,7 @@
  * AlreadyExists on a taken name), a clock the test sets, a log of every write, and `settle()`,
  * which plays the ReplicaSet controller and the kubelets in one step.
  */
-import { ApiError, type Deployment, type DeploymentStatus, type DeploymentStrategy, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet } from '@setpoint/api';
+import { ApiError, jsonClone, type Deployment, type DeploymentStatus, type DeploymentStrategy, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet } from '@setpoint/api';
 import type { EventType } from '@setpoint/client';
 import type { DeploymentCluster } from './cluster.js';
 import { reconcileDeployment } from './reconcile.js';
@@ -59,15 +59,15 @@ export class FakeCluster implements DeploymentCluster {
   /** Adds (or replaces) a Deployment; a spec change bumps its generation as the API server does. */
   putDeployment(d: Deployment): Deployment {
     const old = this.deployments.get(d.metadata.name!);
-    const next = structuredClone(d);
+    const next = jsonClone(d);
     if (old !== undefined && JSON.stringify(old.spec) !== JSON.stringify(next.spec)) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
     next.metadata.resourceVersion = String(++this.rv);
     this.deployments.set(d.metadata.name!, next);
-    return structuredClone(next);
+    return jsonClone(next);
   }
 
   deployment(name: string): Deployment {
-    return structuredClone(this.deployments.get(name)!);
+    return jsonClone(this.deployments.get(name)!);
   }
 
   /** Changes a Deployment's spec like `kubectl edit` would. */
@@ -101,7 +101,7 @@ export class FakeCluster implements DeploymentCluster {
   }
 
   rsList(): ReplicaSet[] {
-    return [...this.replicaSets.values()].map((rs) => structuredClone(rs));
+    return [...this.replicaSets.values()].map((rs) => jsonClone(rs));
   }
 
   listReplicaSets(namespace: string): ReplicaSet[] {
@@ -110,7 +110,7 @@ export class FakeCluster implements DeploymentCluster {
 
   getReplicaSet(_namespace: string, name: string): ReplicaSet | undefined {
     const rs = this.replicaSets.get(name);
-    return rs === undefined ? undefined : structuredClone(rs);
+    return rs === undefined ? undefined : jsonClone(rs);
   }
 
   /** Pods: Running ones for every ReplicaSet's status.replicas, each controlled by its ReplicaSet. */
@@ -138,13 +138,13 @@ export class FakeCluster implements DeploymentCluster {
 
   async getDeploymentFresh(_namespace: string, name: string): Promise<Deployment | undefined> {
     const d = this.deployments.get(name);
-    return d === undefined ? undefined : structuredClone(d);
+    return d === undefined ? undefined : jsonClone(d);
   }
 
   async createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
     const name = rs.metadata.name!;
     if (this.replicaSets.has(name)) throw ApiError.alreadyExists(rsGR, name);
-    const stored: ReplicaSet = structuredClone(rs);
+    const stored: ReplicaSet = jsonClone(rs);
     stored.metadata = {
       ...stored.metadata,
       uid: `rs-uid-${++this.uids}`,
@@ -155,7 +155,7 @@ export class FakeCluster implements DeploymentCluster {
     stored.status = {};
     this.replicaSets.set(name, stored);
     this.log.push(`create ${name} ${stored.spec?.replicas ?? 1}`);
-    return structuredClone(stored);
+    return jsonClone(stored);
   }
 
   private current(rs: ReplicaSet): ReplicaSet {
@@ -167,22 +167,22 @@ export class FakeCluster implements DeploymentCluster {
 
   async updateReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
     const stored = this.current(rs);
-    const next: ReplicaSet = { ...structuredClone(rs), status: stored.status };
+    const next: ReplicaSet = { ...jsonClone(rs), status: stored.status };
     next.metadata.resourceVersion = String(++this.rv);
     next.metadata.generation = (stored.metadata.generation ?? 1) + (JSON.stringify(stored.spec) === JSON.stringify(rs.spec) ? 0 : 1);
     this.replicaSets.set(rs.metadata.name!, next);
     if ((stored.spec?.replicas ?? 1) !== (rs.spec?.replicas ?? 1)) this.log.push(`scale ${rs.metadata.name} ${stored.spec?.replicas ?? 1}->${rs.spec?.replicas ?? 1}`);
     else this.log.push(`annotate ${rs.metadata.name}`);
-    return structuredClone(next);
+    return jsonClone(next);
   }
 
   async setReplicaSetOwners(rs: ReplicaSet, ownerReferences: OwnerReference[]): Promise<ReplicaSet> {
     const stored = this.current(rs);
-    if (ownerReferences.length > 0) stored.metadata.ownerReferences = structuredClone(ownerReferences);
+    if (ownerReferences.length > 0) stored.metadata.ownerReferences = jsonClone(ownerReferences);
     else delete stored.metadata.ownerReferences;
     stored.metadata.resourceVersion = String(++this.rv);
     this.log.push(`owners ${rs.metadata.name} [${ownerReferences.map((r) => r.name).join(',')}]`);
-    return structuredClone(stored);
+    return jsonClone(stored);
   }
 
   async deleteReplicaSet(rs: ReplicaSet): Promise<void> {
@@ -193,10 +193,10 @@ export class FakeCluster implements DeploymentCluster {
     const stored = this.deployments.get(d.metadata.name!);
     if (stored === undefined) throw ApiError.notFound(dGR, d.metadata.name!);
     if (stored.metadata.resourceVersion !== d.metadata.resourceVersion) throw ApiError.conflict(dGR, d.metadata.name!);
-    stored.status = structuredClone(status);
+    stored.status = jsonClone(status);
     stored.metadata.resourceVersion = String(++this.rv);
     this.log.push(`status ${d.metadata.name}`);
-    return structuredClone(stored);
+    return jsonClone(stored);
   }
 
   async setDeploymentRevision(d: Deployment, revision: string): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Pod, ReplicaSet } from '@setpoint/api';
+import { jsonClone, type Pod, type ReplicaSet } from '@setpoint/api';
 import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
 import { runFakeNode } from '../testing/node.js';
 import { AVAILABLE, PROGRESSING, Reasons } from './conditions.js';
@@ -152,7 +152,7 @@ describe('Deployment controller (with the ReplicaSet controller and a fake node)
     const want = deployment(h.namespace, 'web', 2);
     const orphan = await h.client.replicaSets().create({
       metadata: { name: 'legacy', namespace: h.namespace, labels: { app: 'web' } },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: structuredClone(want.spec!.template!) },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: jsonClone(want.spec!.template!) },
     });
     await eventually('the orphan running 2 pods', async () => (await h.client.replicaSets().get('legacy', { namespace: h.namespace })).status?.availableReplicas === 2);
     const d = await h.client.deployments().create(want);

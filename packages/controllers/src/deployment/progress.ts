@@ -5,7 +5,7 @@
  *
  * Zero counts are left out, as Kubernetes' omitempty leaves them out on the wire.
  */
-import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '@setpoint/api';
+import { jsonClone, type Deployment, type DeploymentCondition, type DeploymentStatus, type ReplicaSet } from '@setpoint/api';
 import { AVAILABLE, PROGRESSING, REPLICA_FAILURE, Reasons, getCondition, newCondition, removeCondition, setCondition } from './conditions.js';
 import { desiredReplicas, maxUnavailable } from './fenceposts.js';
 import { actualReplicaCount, availableReplicaCount, readyReplicaCount, specReplicaCount } from './replicasets.js';
@@ -164,7 +164,7 @@ export function pausedStatus(d: Deployment, now: number): DeploymentStatus | und
   const pausedSaid = condition?.reason === Reasons.DeploymentPaused;
   const paused = d.spec?.paused === true;
   if (paused === pausedSaid) return undefined;
-  const status: DeploymentStatus = structuredClone(d.status ?? {});
+  const status: DeploymentStatus = jsonClone(d.status ?? {});
   setCondition(
     status,
     paused

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ReplicaSet } from '@setpoint/api';
+import { jsonClone, type ReplicaSet } from '@setpoint/api';
 import { AVAILABLE, PROGRESSING, Reasons, getCondition } from './conditions.js';
 import { FakeCluster, makeDeployment } from './fakecluster.test-support.js';
 import { computePodTemplateHash } from './hash.js';
@@ -120,7 +120,7 @@ describe('reconcileDeployment', () => {
     const c = new FakeCluster();
     const d = c.putDeployment(makeDeployment('web'));
     const hash = computePodTemplateHash(d.spec!.template);
-    const template = structuredClone(d.spec!.template!);
+    const template = jsonClone(d.spec!.template!);
     template.metadata!.labels = { ...template.metadata!.labels, [POD_TEMPLATE_HASH_LABEL]: hash };
     await c.createReplicaSet({ metadata: { name: 'orphan', namespace: 'default', labels: { app: 'web' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template } });
     await c.createReplicaSet({

@@ -20,7 +20,7 @@
  * Returns when to look again: `{ requeueAfterMs }` while a progress deadline is pending,
  * `{ requeue: true }` after bumping collisionCount on a hash collision.
  */
-import { isApiError, jsonEqual, type Deployment, type DeploymentStatus, type LabelsSelector, type ReplicaSet } from '@setpoint/api';
+import { isApiError, jsonClone, jsonEqual, type Deployment, type DeploymentStatus, type LabelsSelector, type ReplicaSet } from '@setpoint/api';
 import type { ReconcileResult } from '@setpoint/client';
 import { claimReplicaSets, deploymentSelector } from './claim.js';
 import type { DeploymentCluster } from './cluster.js';
@@ -76,7 +76,7 @@ class DeploymentSync {
     private readonly cluster: DeploymentCluster,
     deployment: Deployment,
   ) {
-    this.d = { ...deployment, apiVersion: 'apps/v1', kind: 'Deployment', status: structuredClone(deployment.status ?? {}) };
+    this.d = { ...deployment, apiVersion: 'apps/v1', kind: 'Deployment', status: jsonClone(deployment.status ?? {}) };
     this.stored = deployment.status;
   }
 

@@ -5,7 +5,7 @@
  * Deployment's template makes. All pure: objects passed in are never modified.
  */
 import { withoutNulls } from './hash.js';
-import { jsonEqual, type Deployment, type LabelSelector, type PodTemplateSpec, type ReplicaSet } from '@setpoint/api';
+import { jsonClone, jsonEqual, type Deployment, type LabelSelector, type PodTemplateSpec, type ReplicaSet } from '@setpoint/api';
 import { desiredReplicas, maxSurge } from './fenceposts.js';
 
 /** The rollout sequence number of a ReplicaSet (and the Deployment's current one). */
@@ -154,7 +154,7 @@ function withLabel(labels: Readonly<Record<string, string>> | undefined, key: st
 /** CloneSelectorAndAddLabel: the selector that also requires key=value. */
 export function selectorWithLabel(selector: LabelSelector | undefined, key: string, value: string): LabelSelector {
   const out: LabelSelector = { matchLabels: withLabel(selector?.matchLabels, key, value) };
-  if (selector?.matchExpressions !== undefined) out.matchExpressions = structuredClone(selector.matchExpressions);
+  if (selector?.matchExpressions !== undefined) out.matchExpressions = jsonClone(selector.matchExpressions);
   return out;
 }
 
@@ -224,7 +224,7 @@ export function withNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newR
  * hash label added to its labels, selector and template, controlled by `d`, `replicas` replicas.
  */
 export function replicaSetFor(d: Deployment, hash: string, replicas: number): ReplicaSet {
-  const template: PodTemplateSpec = structuredClone(d.spec?.template ?? {});
+  const template: PodTemplateSpec = jsonClone(d.spec?.template ?? {});
   const labels = withLabel(template.metadata?.labels, POD_TEMPLATE_HASH_LABEL, hash);
   template.metadata = { ...template.metadata, labels };
   const spec: NonNullable<ReplicaSet['spec']> = {

@@ -4,7 +4,7 @@
  * which batches, which pods to adopt or release and with which patch, what a new pod looks like,
  * and what the status says. Nothing here talks to the API; sync.ts carries the decisions out.
  */
-import { labelSelectorAsSelector, rfc3339, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '@setpoint/api';
+import { jsonClone, labelSelectorAsSelector, rfc3339, type LabelsSelector, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '@setpoint/api';
 import { controllerOf, findCondition, removeCondition, setCondition, type Request } from '@setpoint/client';
 import { isPodActive, isPodAvailable, isPodReady, podAvailableAt } from './pods.js';
 
@@ -95,7 +95,7 @@ export function podFromTemplate(rs: ReplicaSet): Pod {
       ownerReferences: [controllerRefOf(rs)],
     },
   };
-  if (template.spec !== undefined) pod.spec = structuredClone(template.spec);
+  if (template.spec !== undefined) pod.spec = jsonClone(template.spec);
   return pod;
 }
 

@@ -2,62 +2,13 @@
  * The shapes of the Kubernetes objects the dashboard reads, as they come over the wire. Only what
  * the dashboard uses is typed; everything else is `unknown` and shown as YAML.
  */
+import type { KubeObject, ObjectMeta, Status as ApiStatus } from '@setpoint/api';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+// Object metadata is @setpoint/api's, as every other package reads it.
+export type { KubeObject, ManagedFieldsEntry, ObjectMeta, OwnerReference, StatusCause } from '@setpoint/api';
 
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  apiVersion?: string;
-  time?: string;
-  subresource?: string;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: ManagedFieldsEntry[];
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  [field: string]: unknown;
-}
-
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
-
-/** meta/v1 Status: every API error. */
-export interface Status {
-  kind?: 'Status';
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: StatusCause[] };
-}
+/** meta/v1 Status as it may come over the wire: every field optional (the client makes one up for answers that are no Status). */
+export type Status = Partial<ApiStatus>;
 
 export interface TableColumn {
   name: string;
