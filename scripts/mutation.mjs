@@ -68,15 +68,16 @@ const modules = {
     tests: () => tests('packages/api/src/selectors'),
   },
   // Each backend's source against its own tests only (the memory tests cannot see a mutant of
-  // sqlite.ts, and the SQLite tests take several times longer); store-conformance runs both.
+  // sqlite.ts, and the SQLite tests take several times longer); store-conformance runs both. The
+  // revision log both backends share (revision-log.ts) is mutated in each.
   'store-memory': {
     what: "the memory store against the store's conformance suite",
-    mutate: ['packages/store/src/memory/memory.ts'],
+    mutate: ['packages/store/src/memory/memory.ts', 'packages/store/src/revision-log.ts'],
     tests: () => tests('packages/store/src/memory'),
   },
   'store-sqlite': {
     what: 'the SQLite store against the conformance suite and its own tests',
-    mutate: ['packages/store/src/sqlite/sqlite.ts'],
+    mutate: ['packages/store/src/sqlite/sqlite.ts', 'packages/store/src/revision-log.ts'],
     tests: () => tests('packages/store/src/sqlite'),
     // The tests' databases on tmpfs: with synchronous=FULL every commit is an fsync, and on the
     // test machines' virtual disks those took 4/5 of a run (41 s → 8 s for the same tests). The

@@ -24,12 +24,14 @@
  * when its `progressIntervalMs` passed without events.
  *
  * Guarantees: a consumer more than `maxBuffered` events behind is ended with WatchOverflow carrying
- * the last revision it received; the stream never waits for it. Closing the store ends every watch
+ * the last revision it received; the stream never waits for it (the WatchBuffer every backend's
+ * watch shares). Closing the store ends every watch
  * with Closed.
  */
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import type { Logger } from '@setpoint/api';
-import { DEFAULT_WATCH_BUFFER, StoreError, type WatchEvent, type WatchOptions } from '../store.js';
+import { StoreError, type WatchEvent, type WatchOptions } from '../store.js';
+import { WatchBuffer } from '../watch-channel.js';
 import { storeRevision, type KeyCodec } from './codec.js';
 
 /** etcd's watch id of a response that belongs to no one watcher (a broadcast progress notification). */
@@ -194,7 +196,7 @@ export class WatchHub {
 }
 
 /** One store watch: the consumer's iterator over what etcd sends for it. */
-export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
+export class EtcdWatch extends WatchBuffer {
   /**
    * When it wants a progress event: the number of the first progress request sent after the want
    * began (whose answer carries a revision at least as new); undefined when it wants none.
@@ -207,52 +209,27 @@ export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
   /** Its create's place on that stream. */
   sequence = 0;
   private readonly range: { key: Buffer; range_end: Buffer };
-  private readonly maxBuffered: number;
   /** Every change up to this revision has been buffered (the point to resume from). */
   private complete: number;
   /** Events at or below this revision are duplicates of what was buffered before a re-create. */
   private skipThrough: number;
-  private lastDelivered: number;
   private fragments: IEvent[] = [];
-  private readonly buffer: WatchEvent[] = [];
-  private head = 0;
-  private finished = false;
-  private failure: StoreError | undefined;
-  private waiter: ((r: IteratorResult<WatchEvent>) => void) | undefined;
-  private failWaiter: ((e: unknown) => void) | undefined;
-  private progressTimer: NodeJS.Timeout | undefined;
-  private quietSinceTick = true;
-  private readonly onAbort = () => this.finish();
 
   constructor(
     private readonly hub: WatchHub,
     readonly id: string,
     prefix: string,
     fromRevision: number,
-    private readonly options: WatchOptions,
+    options: WatchOptions,
   ) {
+    super(fromRevision, options);
     this.range = hub.options.codec.range(prefix);
     this.complete = fromRevision;
     this.skipThrough = fromRevision;
-    this.lastDelivered = fromRevision;
-    this.maxBuffered = options.maxBuffered ?? DEFAULT_WATCH_BUFFER;
-    if (options.signal?.aborted) {
-      this.finished = true;
-      return;
-    }
-    options.signal?.addEventListener('abort', this.onAbort, { once: true });
-    if (options.progressIntervalMs !== undefined && options.progressIntervalMs > 0) {
-      this.progressTimer = setInterval(() => this.tickProgress(), options.progressIntervalMs);
-      this.progressTimer.unref();
-    }
   }
 
   get done(): boolean {
     return this.finished;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 
   /** The create request that resumes this watch after the last complete revision. */
@@ -329,7 +306,7 @@ export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
       if (e.type === 'Delete') event = { type: 'delete', revision, key: codec.decodeKey(e.kv.key), prev };
       else if (e.kv.version === '1') event = { type: 'create', revision, kv: codec.decode(e.kv) };
       else event = { type: 'update', revision, kv: codec.decode(e.kv), prev };
-      this.push(event);
+      this.enqueue(event);
       if (this.finished) return;
     }
   }
@@ -349,92 +326,16 @@ export class EtcdWatch implements AsyncIterableIterator<WatchEvent> {
     this.complete = revision;
     if (this.wantedSince === undefined || (request !== undefined && request < this.wantedSince)) return;
     this.wantedSince = undefined;
-    this.push({ type: 'progress', revision });
+    this.enqueue({ type: 'progress', revision });
   }
 
-  /** Ends the watch with `err` (thrown by the next read); buffered events are dropped. */
-  fail(err: StoreError): void {
-    if (this.finished) return;
-    this.failure = err;
-    this.buffer.length = 0;
-    this.head = 0;
-    this.finish();
+  protected override idle(): void {
+    this.wantProgress(this.hub.lastProgressRequest);
+    this.hub.askProgress();
   }
 
-  next(): Promise<IteratorResult<WatchEvent>> {
-    if (this.head < this.buffer.length) {
-      const event = this.buffer[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.buffer.length) {
-        this.buffer.splice(0, this.head);
-        this.head = 0;
-      }
-      if (event.type !== 'progress') this.lastDelivered = event.revision;
-      return Promise.resolve({ value: event, done: false });
-    }
-    if (this.failure !== undefined) {
-      const err = this.failure;
-      this.failure = undefined;
-      return Promise.reject(err);
-    }
-    if (this.finished) return Promise.resolve({ value: undefined, done: true });
-    return new Promise<IteratorResult<WatchEvent>>((resolve, reject) => {
-      this.waiter = resolve;
-      this.failWaiter = reject;
-    });
-  }
-
-  async return(): Promise<IteratorResult<WatchEvent>> {
-    this.finish();
-    return { value: undefined, done: true };
-  }
-
-  private push(event: WatchEvent): void {
-    this.quietSinceTick = false;
-    if (this.waiter !== undefined && this.head === this.buffer.length) {
-      const resolve = this.waiter;
-      this.waiter = undefined;
-      this.failWaiter = undefined;
-      if (event.type !== 'progress') this.lastDelivered = event.revision;
-      resolve({ value: event, done: false });
-      return;
-    }
-    if (this.buffer.length - this.head >= this.maxBuffered) {
-      this.fail(
-        new StoreError('WatchOverflow', `watch fell more than ${this.maxBuffered} events behind; resume from revision ${this.lastDelivered}`, {
-          lastRevision: this.lastDelivered,
-        }),
-      );
-      return;
-    }
-    this.buffer.push(event);
-  }
-
-  private tickProgress(): void {
-    if (this.quietSinceTick && !this.finished) {
-      this.wantProgress(this.hub.lastProgressRequest);
-      this.hub.askProgress();
-    }
-    this.quietSinceTick = true;
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.options.signal?.removeEventListener('abort', this.onAbort);
-    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+  protected override release(): void {
     this.hub.remove(this);
-    const resolve = this.waiter;
-    const reject = this.failWaiter;
-    this.waiter = undefined;
-    this.failWaiter = undefined;
-    if (resolve === undefined) return;
-    if (this.failure !== undefined) {
-      const err = this.failure;
-      this.failure = undefined;
-      reject!(err);
-    } else {
-      resolve({ value: undefined, done: true });
-    }
   }
 }
 

@@ -7,6 +7,8 @@
  * that turn share one transaction and one fsync (group commit). A write's promise settles only after
  * its transaction committed, so an acknowledged write survives kill -9 and power loss.
  *
+ * Revisions, preconditions and watches are the RevisionLog's; this file keeps the log's rows.
+ *
  * Guarantees: revisions are the log's row ids, assigned in commit order and never reused (SQLite's
  * AUTOINCREMENT keeps the high-water mark even when compaction removes the newest rows). Watches are
  * fed from the commit path in the same synchronous step, so they see every change exactly once.
@@ -20,6 +22,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { RevisionLog, type HistoryPage, type Write, type WriteEvent } from '../revision-log.js';
 import {
   StoreError,
   type CompactResult,
@@ -33,8 +36,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '../store.js';
-import { checkKey, checkPrefix, checkRevision, checkValue, compareKeys, prefixEnd, resolveLimits, type StoreLimits } from '../validate.js';
-import { WatchChannel, type WatchSource } from '../watch-channel.js';
+import { compareKeys, prefixEnd, resolveLimits } from '../validate.js';
 import { DEFAULT_RESERVE_BYTES, SpaceReserve, isDiskFull } from './reserve.js';
 import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
 
@@ -70,9 +72,8 @@ export interface SqliteStoreStats {
 }
 
 type Pending =
-  | { kind: 'create'; key: string; value: string; resolve: (kv: KeyValue) => void; reject: (e: unknown) => void }
-  | { kind: 'update'; key: string; value: string; expected: number; resolve: (kv: KeyValue) => void; reject: (e: unknown) => void }
-  | { kind: 'delete'; key: string; expected: number | undefined; resolve: (r: DeleteResult) => void; reject: (e: unknown) => void };
+  | (Extract<Write, { kind: 'create' | 'update' }> & { resolve: (kv: KeyValue) => void; reject: (e: unknown) => void })
+  | (Extract<Write, { kind: 'delete' }> & { resolve: (r: DeleteResult) => void; reject: (e: unknown) => void });
 
 const MAX_BATCH = 2048;
 /** How much larger an update may make an object while the disk is full (a deletion mark, a status change). */
@@ -81,20 +82,16 @@ const LOW_SPACE_GROWTH_BYTES = 1024;
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
   readonly stats: SqliteStoreStats = { commits: 0, writes: 0, compactedRows: 0, vacuumedPages: 0 };
-  private readonly limits: StoreLimits;
+  private readonly log: RevisionLog;
   private readonly db: Database.Database;
   private readonly stmt: Statements;
   private readonly compactionBatch: number;
   private readonly maxBatch: number;
-  private revision: number;
-  private compacted: number;
   private compactedThrough: number;
-  private closed = false;
   private queue: Pending[] = [];
   private flushScheduled = false;
   private compaction: Promise<CompactResult> | undefined;
-  private readonly channels = new Set<{ prefix: string; end: string | undefined; channel: WatchChannel }>();
-  private readonly applyBatch: (ops: Pending[]) => Array<{ event: WatchEvent } | { error: StoreError }>;
+  private readonly applyBatch: (ops: Pending[]) => Array<WriteEvent | StoreError>;
   private readonly path: string;
   private readonly reserve: SpaceReserve;
   /**
@@ -106,7 +103,7 @@ export class SqliteStore implements Store {
   private damagedFile: string | undefined;
 
   private constructor(options: SqliteStoreOptions) {
-    this.limits = resolveLimits(options);
+    const limits = resolveLimits(options);
     this.compactionBatch = options.compactionBatch ?? 2000;
     this.maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH);
     try {
@@ -130,8 +127,9 @@ export class SqliteStore implements Store {
     }
     try {
       this.stmt = prepareStatements(this.db);
-      this.revision = this.stmt.sequence.get()?.seq ?? 0;
-      this.compacted = this.stmt.getMeta.get('compact_revision')?.value ?? 0;
+      const revision = this.stmt.sequence.get()?.seq ?? 0;
+      const compacted = this.stmt.getMeta.get('compact_revision')?.value ?? 0;
+      this.log = new RevisionLog(limits, (prefix, after, limit) => this.history(prefix, after, limit), revision, compacted);
       this.compactedThrough = this.stmt.getMeta.get('compacted_through')?.value ?? 0;
     } catch (err) {
       this.db.close();
@@ -160,33 +158,31 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) the database at `options.path`. Resumes an unfinished compaction. */
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const store = new SqliteStore(options);
-    if (store.compactedThrough < store.compacted) {
-      store.compaction = store.runCompaction(store.compacted).finally(() => (store.compaction = undefined));
+    if (store.compactedThrough < store.log.compacted) {
+      store.compaction = store.runCompaction(store.log.compacted).finally(() => (store.compaction = undefined));
     }
     return store;
   }
 
   async currentRevision(): Promise<number> {
-    this.checkOpen();
-    return this.revision;
+    this.log.checkOpen();
+    return this.log.revision;
   }
 
   async compactRevision(): Promise<number> {
-    this.checkOpen();
-    return this.compacted;
+    this.log.checkOpen();
+    return this.log.compacted;
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
-    this.checkOpen();
-    checkKey(this.limits, key);
+    this.log.checkKey(key);
     const row = this.reading(() => this.stmt.get.get(key));
     return row === undefined ? undefined : toKeyValue(row);
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
-    this.checkOpen();
-    checkPrefix(this.limits, prefix);
-    const revision = this.readRevision(options.revision);
+    this.log.checkPrefix(prefix);
+    const revision = this.log.readRevision(options.revision);
     // Stryker disable next-line ConditionalExpression: `undefined > 0` is false too (the test is for the type)
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
     const end = prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}';
@@ -195,7 +191,7 @@ export class SqliteStore implements Store {
     const fetch = limit < 0 ? -1 : limit + 1;
     const rows = this.reading((): CurrentRow[] => {
       // Stryker disable next-line ConditionalExpression: the log at the current revision reads the same; kv is only the faster way to the present
-      if (revision === this.revision) return after === undefined ? this.stmt.listFrom.all(prefix, end, fetch) : this.stmt.listAfter.all(after, end, fetch);
+      if (revision === this.log.revision) return after === undefined ? this.stmt.listFrom.all(prefix, end, fetch) : this.stmt.listAfter.all(after, end, fetch);
       return after === undefined ? this.stmt.listPastFrom.all(prefix, end, revision, fetch) : this.stmt.listPastAfter.all(after, end, revision, fetch);
     });
     // Stryker disable next-line EqualityOperator: limit is -1 or at least 1
@@ -205,83 +201,44 @@ export class SqliteStore implements Store {
   }
 
   async count(prefix: string): Promise<CountResult> {
-    this.checkOpen();
-    checkPrefix(this.limits, prefix);
+    this.log.checkPrefix(prefix);
     // COUNT(*) returns one row.
     const row = this.reading(() => this.stmt.count.get(prefix, prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}'))!;
-    return { count: row.n, revision: this.revision };
+    return { count: row.n, revision: this.log.revision };
   }
 
   create(key: string, value: string): Promise<KeyValue> {
-    return new Promise((resolve, reject) => {
-      this.checkOpen();
-      checkKey(this.limits, key);
-      checkValue(this.limits, key, value);
-      this.enqueue({ kind: 'create', key, value, resolve, reject });
-    });
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'create', key, value, resolve, reject }));
   }
 
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return new Promise((resolve, reject) => {
-      this.checkOpen();
-      checkKey(this.limits, key);
-      checkValue(this.limits, key, value);
-      checkRevision('expectedModRevision', expectedModRevision);
-      this.enqueue({ kind: 'update', key, value, expected: expectedModRevision, resolve, reject });
-    });
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'update', key, value, expected: expectedModRevision, resolve, reject }));
   }
 
   delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
-    return new Promise((resolve, reject) => {
-      this.checkOpen();
-      checkKey(this.limits, key);
-      if (expectedModRevision !== undefined) checkRevision('expectedModRevision', expectedModRevision);
-      // Stryker disable next-line StringLiteral: apply() takes every kind but create and update for a delete
-      this.enqueue({ kind: 'delete', key, expected: expectedModRevision, resolve, reject });
-    });
+    // Stryker disable next-line StringLiteral: prepare() takes every kind but create and update for a delete
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'delete', key, expected: expectedModRevision, resolve, reject }));
   }
 
   watch(prefix: string, fromRevision: number, options: WatchOptions = {}): AsyncIterableIterator<WatchEvent> {
-    this.checkOpen();
-    checkPrefix(this.limits, prefix);
-    checkRevision('fromRevision', fromRevision);
-    const end = prefixEnd(prefix);
-    const source: WatchSource = {
-      history: (after, limit) => this.history(prefix, end, after, limit),
-      subscribe: (channel) => {
-        const entry = { prefix, end, channel };
-        this.channels.add(entry);
-        // Stryker disable next-line ArrowFunction: unsubscribing only frees the entry: a finished WatchChannel ignores what it is pushed
-        return () => this.channels.delete(entry);
-      },
-      currentRevision: () => this.revision,
-    };
-    return new WatchChannel(source, fromRevision, options);
+    return this.log.watch(prefix, fromRevision, options);
   }
 
   requestProgress(): void {
-    // Stryker disable next-line ConditionalExpression: close() has ended and dropped every channel
-    if (this.closed) return;
-    for (const { channel } of this.channels) channel.pushProgress(this.revision);
+    this.log.requestProgress();
   }
 
   compact(revision: number): Promise<CompactResult> {
     try {
-      this.checkOpen();
-      checkRevision('revision', revision);
-      if (revision > this.revision) {
-        throw new StoreError('FutureRevision', `cannot compact at revision ${revision}: the current revision is ${this.revision}`, {
-          currentRevision: this.revision,
-        });
-      }
+      this.log.checkCompact(revision);
     } catch (err) {
       return Promise.reject(err);
     }
     const run = async (): Promise<CompactResult> => {
       // One compaction at a time: a second caller waits for the first, then continues from there.
       while (this.compaction !== undefined) await this.compaction.catch(() => undefined);
-      if (revision <= this.compacted && this.compactedThrough >= this.compacted) return { compactRevision: this.compacted, removed: 0 };
-      const target = Math.max(revision, this.compacted);
+      if (revision <= this.log.compacted && this.compactedThrough >= this.log.compacted) return { compactRevision: this.log.compacted, removed: 0 };
+      const target = Math.max(revision, this.log.compacted);
       const promise = this.runCompaction(target);
       this.compaction = promise;
       try {
@@ -295,22 +252,20 @@ export class SqliteStore implements Store {
 
   /** Pages in the database file (its size is this times the page size, 4 KiB). */
   pageCount(): number {
-    this.checkOpen();
+    this.log.checkOpen();
     return this.db.pragma('page_count', { simple: true }) as number;
   }
 
   /** Writes a consistent copy of the database to `destination` while the store keeps serving. */
   async backup(destination: string): Promise<void> {
-    this.checkOpen();
+    this.log.checkOpen();
     await this.db.backup(destination);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.log.closed) return;
     if (this.queue.length > 0) this.flush();
-    this.closed = true;
-    for (const { channel } of [...this.channels]) channel.fail(new StoreError('Closed', 'the store was closed'));
-    this.channels.clear();
+    this.log.close();
     await this.compaction?.catch(() => undefined);
     try {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -335,29 +290,9 @@ export class SqliteStore implements Store {
     return corruptError(this.path, err);
   }
 
-  private checkOpen(): void {
-    if (this.closed) throw new StoreError('Closed', 'the store is closed');
-  }
-
-  private readRevision(requested: number | undefined): number {
-    if (requested === undefined || requested === 0) return this.revision;
-    checkRevision('revision', requested);
-    if (requested > this.revision) {
-      throw new StoreError('FutureRevision', `revision ${requested} is in the future: the current revision is ${this.revision}`, {
-        currentRevision: this.revision,
-        requestedRevision: requested,
-      });
-    }
-    if (requested < this.compacted) {
-      throw new StoreError('Compacted', `revision ${requested} has been compacted (compact revision ${this.compacted})`, {
-        compactRevision: this.compacted,
-        currentRevision: this.revision,
-      });
-    }
-    return requested;
-  }
-
+  /** Checks `op` (throwing, which rejects its promise) and queues it for the next commit. */
   private enqueue(op: Pending): void {
+    this.log.checkWrite(op);
     this.queue.push(op);
     if (this.queue.length >= this.maxBatch) {
       this.flush();
@@ -395,31 +330,26 @@ export class SqliteStore implements Store {
 
   /** Commits `ops` in one transaction and settles them; returns the error (settling nothing) when it failed. */
   private commit(ops: Pending[]): unknown {
-    const before = this.revision;
-    let results: Array<{ event: WatchEvent } | { error: StoreError }>;
+    const before = this.log.revision;
+    let results: Array<WriteEvent | StoreError>;
     try {
       results = this.applyBatch(ops);
     } catch (err) {
-      this.revision = before;
+      this.log.revision = before;
       return err;
     }
     this.stats.commits++;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
-      const result = results[i]!;
-      if ('error' in result) {
-        op.reject(result.error);
+      const event = results[i]!;
+      if (event instanceof StoreError) {
+        op.reject(event);
         continue;
       }
-      const event = result.event;
       this.stats.writes++;
-      this.publish(op.key, event);
-      if (event.type === 'delete') {
-        (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev! });
-        continue;
-      }
-      // Stryker disable next-line ConditionalExpression,StringLiteral: apply() makes only create, update and delete events (the test is for the type)
-      if (event.type !== 'progress') (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
+      this.log.publish(op.key, event);
+      if (event.type === 'delete') (op as Extract<Pending, { kind: 'delete' }>).resolve({ revision: event.revision, prev: event.prev });
+      else (op as Extract<Pending, { kind: 'create' | 'update' }>).resolve(event.kv);
     }
     return undefined;
   }
@@ -434,59 +364,39 @@ export class SqliteStore implements Store {
   }
 
   /** Applies one write inside the batch transaction. Precondition failures are returned, not thrown. */
-  private apply(op: Pending): { event: WatchEvent } | { error: StoreError } {
+  private apply(op: Pending): WriteEvent | StoreError {
     const row = this.stmt.get.get(op.key);
-    const prev = row === undefined ? undefined : toKeyValue(row);
+    const event = this.log.prepare(op, row === undefined ? undefined : toKeyValue(row));
+    if (event instanceof StoreError) return event;
     const key = op.key;
-    if (op.kind === 'create') {
-      if (prev !== undefined) return { error: new StoreError('AlreadyExists', `key ${JSON.stringify(key)} already exists`, { key, current: prev }) };
-      if (this.lowSpace) return { error: this.diskFullError(key) };
-      const revision = this.revision + 1;
-      this.stmt.insert.run(revision, key, RowType.Create, revision, 0, op.value);
+    const revision = event.revision;
+    if (event.type === 'create') {
+      if (this.lowSpace) return this.diskFullError(key);
+      this.stmt.insert.run(revision, key, RowType.Create, revision, 0, event.kv.value);
       this.stmt.putKv.run(key, revision);
-      this.revision = revision;
-      return { event: { type: 'create', revision, kv: { key, value: op.value, createRevision: revision, modRevision: revision } } };
-    }
-    if (prev === undefined) return { error: new StoreError('NotFound', `key ${JSON.stringify(key)} not found`, { key }) };
-    if (op.expected !== undefined && prev.modRevision !== op.expected) {
-      return { error: new StoreError('Conflict', `key ${JSON.stringify(key)} is at revision ${prev.modRevision}, not ${op.expected}`, { key, current: prev }) };
-    }
-    const revision = this.revision + 1;
-    if (op.kind === 'update') {
-      if (this.lowSpace && op.value.length > prev.value.length + LOW_SPACE_GROWTH_BYTES) return { error: this.diskFullError(key) };
-      this.stmt.insert.run(revision, key, RowType.Update, prev.createRevision, prev.modRevision, op.value);
+    } else if (event.type === 'update') {
+      const prev = event.prev;
+      if (this.lowSpace && event.kv.value.length > prev.value.length + LOW_SPACE_GROWTH_BYTES) return this.diskFullError(key);
+      this.stmt.insert.run(revision, key, RowType.Update, prev.createRevision, prev.modRevision, event.kv.value);
       this.stmt.putKv.run(key, revision);
-      this.revision = revision;
-      return { event: { type: 'update', revision, kv: { key, value: op.value, createRevision: prev.createRevision, modRevision: revision }, prev } };
+    } else {
+      this.stmt.insert.run(revision, key, RowType.Delete, event.prev.createRevision, event.prev.modRevision, null);
+      this.stmt.deleteKv.run(key);
     }
-    this.stmt.insert.run(revision, key, RowType.Delete, prev.createRevision, prev.modRevision, null);
-    this.stmt.deleteKv.run(key);
-    this.revision = revision;
-    return { event: { type: 'delete', revision, key, prev } };
+    this.log.revision = revision;
+    return event;
   }
 
-  private publish(key: string, event: WatchEvent): void {
-    for (const { prefix, channel } of this.channels) {
-      if (key.startsWith(prefix)) channel.push(event);
-    }
-  }
-
-  private history(prefix: string, end: string | undefined, after: number, limit: number): { events: WatchEvent[]; caughtUp: boolean } {
-    if (this.closed) throw new StoreError('Closed', 'the store was closed');
-    if (after < this.compacted) {
-      throw new StoreError('Compacted', `revision ${after} has been compacted (compact revision ${this.compacted})`, {
-        compactRevision: this.compacted,
-        currentRevision: this.revision,
-      });
-    }
-    const rows = this.reading(() => this.stmt.history.all(after, prefix, end ?? '\u{10FFFF}\u{10FFFF}', limit));
+  private history(prefix: string, after: number, limit: number): HistoryPage {
+    const end = prefixEnd(prefix) ?? '\u{10FFFF}\u{10FFFF}';
+    const rows = this.reading(() => this.stmt.history.all(after, prefix, end, limit));
     return { events: rows.map(toEvent), caughtUp: rows.length < limit };
   }
 
   /** Removes history up to `target` in batches, recording progress so a restart resumes it. */
   private async runCompaction(target: number): Promise<CompactResult> {
-    if (target > this.compacted) {
-      this.compacted = target;
+    if (target > this.log.compacted) {
+      this.log.compacted = target;
       this.stmt.setMeta.run(target, 'compact_revision');
     }
     let removed = 0;
@@ -496,7 +406,7 @@ export class SqliteStore implements Store {
       return n;
     });
     while (this.compactedThrough < target) {
-      if (this.closed) break;
+      if (this.log.closed) break;
       const lo = this.compactedThrough;
       const hi = Math.min(target, lo + this.compactionBatch);
       let n: number;
@@ -515,8 +425,8 @@ export class SqliteStore implements Store {
       // Let queued writes and reads run between batches.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (!this.closed) this.reclaimSpace();
-    return { compactRevision: this.compacted, removed };
+    if (!this.log.closed) this.reclaimSpace();
+    return { compactRevision: this.log.compacted, removed };
   }
 
   /**
