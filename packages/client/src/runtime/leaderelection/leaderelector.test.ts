@@ -112,12 +112,15 @@ class Election {
     return c;
   }
 
-  /** Starts (or restarts, after an abort) a candidate with a fresh elector and lock. */
-  start(c: Candidate): void {
+  /**
+   * Starts (or restarts, after an abort) a candidate with a fresh elector and lock, as `identity`
+   * (default its id: a restart with a stable identity, which is safe only once the old run is gone).
+   */
+  start(c: Candidate, identity = c.id): void {
     c.controller = new AbortController();
     const elector: LeaderElector = new LeaderElector({
       lock: new LeaseLock({ client: c.client, namespace: NS, name: NAME }),
-      identity: c.id,
+      identity,
       clock: this.clock,
       // Deterministic jitter, different for each call.
       random: () => ((this.#seed = (this.#seed * 48271) % 2147483647) / 2147483647),
@@ -388,6 +391,7 @@ describe('LeaderElector', () => {
       fc.asyncProperty(timing, fc.array(step, { minLength: 20, maxLength: 80 }), async (options, steps) => {
         const e = new Election(options);
         const cs = ['a', 'b', 'c'].map((id) => e.add(id));
+        let restarts = 0;
         for (const { action, advanceMs } of steps) {
           const c = action.kind === 'wait' ? undefined : cs[action.who];
           if (c !== undefined) {
@@ -395,8 +399,11 @@ describe('LeaderElector', () => {
             if (action.kind === 'heal') c.client.failing = false;
             if (action.kind === 'slow') c.client.latencyMs = action.ms;
             if (action.kind === 'restart') {
+              // A new process while the old one may still be winding down: a new identity, as the
+              // manager's default (hostname_random) gives each process. Two live electors sharing an
+              // identity each take the other's lease for their own, as in client-go.
               c.controller.abort();
-              e.start(c);
+              e.start(c, `${c.id}-${++restarts}`);
             }
           }
           await e.clock.advance(advanceMs);
