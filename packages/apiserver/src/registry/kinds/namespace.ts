@@ -64,7 +64,7 @@ export function prepareNamespaceForUpdate(obj: KubeObject, old: KubeObject): voi
   const spec = { ...(record(obj['spec']) ?? {}) };
   const oldFinalizers = record(old['spec'])?.['finalizers'];
   if (oldFinalizers === undefined) delete spec['finalizers'];
-  else spec['finalizers'] = structuredClone(oldFinalizers);
+  else spec['finalizers'] = jsonClone(oldFinalizers);
   obj['spec'] = spec;
 }
 

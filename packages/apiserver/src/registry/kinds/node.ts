@@ -7,6 +7,7 @@
  */
 import {
   FieldError,
+  jsonClone,
   OMIT_VALUE,
   isQualifiedName,
   isValidLabelValue,
@@ -72,7 +73,7 @@ export function defaultNode(obj: KubeObject): void {
   }
   const status = record(obj['status']);
   if (obj['status'] !== undefined && status['allocatable'] === undefined && status['capacity'] !== undefined) {
-    status['allocatable'] = structuredClone(status['capacity']);
+    status['allocatable'] = jsonClone(status['capacity']);
   }
 }
 
