@@ -20,7 +20,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Container, Pod } from '@setpoint/api';
+import { within, type Container, type Pod } from '@setpoint/api';
 import type { DeepReadonly } from '@setpoint/client';
 import type { ContainerObservation, PodObservation, PodRef, PodRuntime } from './runtime.js';
 
@@ -72,19 +72,6 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) assert.fail(`nothing within ${WAIT_MS} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-/** `promise`, or a failure naming `what` after WAIT_MS. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`nothing within ${WAIT_MS} ms: ${what}`)), WAIT_MS);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

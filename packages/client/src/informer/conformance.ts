@@ -10,12 +10,12 @@
  * tests script those), so it gets only the tests every ListWatch must pass.
  *
  * Guarantees: every test opens its own harness state and disposes it, also when it fails. Nothing
- * waits on a fixed sleep: every wait has a deadline (WAIT_MS) and fails naming what it waited for.
+ * waits on a fixed sleep: every wait has a deadline (10 s, `within` of @setpoint/api) and fails naming what it waited for.
  * Assumes: the tests of one file run one at a time (node:test's default inside a file).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError, isApiError, isGone, type ConfigMap } from '@setpoint/api';
+import { ApiError, isApiError, isGone, within, type ConfigMap } from '@setpoint/api';
 import type { ListWatch, WatchEvent } from '../types.js';
 
 /** What a ListWatch serves beyond what every ListWatch must. */
@@ -54,21 +54,6 @@ export interface OpenedListWatch {
   expiredResourceVersion(): Promise<string>;
   /** Cleans up. Called once after every test, also after failures. */
   dispose(): Promise<void>;
-}
-
-const WAIT_MS = 10_000;
-
-/** `promise`, or a failure naming `what` after WAIT_MS. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`nothing within ${WAIT_MS} ms: ${what}`)), WAIT_MS);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Reads the next `n` events of `iterator`, under the deadline. */

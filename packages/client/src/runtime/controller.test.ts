@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, type KubeObject, type Logger } from '@setpoint/api';
+import { FakeClock, within, type KubeObject, type Logger } from '@setpoint/api';
 import { Controller, type WatchedInformer } from './controller.js';
 import { enqueueMapped, enqueueObject } from './handlers.js';
 import { ControllerMetrics } from './metrics.js';
@@ -74,19 +74,6 @@ async function metric(metrics: ControllerMetrics, name: string, labels: Record<s
   return values
     .filter((v) => ((v as { metricName?: string }).metricName ?? name) === sample && Object.entries(labels).every(([k, l]) => v.labels[k] === l))
     .reduce((sum, v) => sum + v.value, 0);
-}
-
-/** Resolves with `p`, or rejects once `ms` of real time pass first (a deadline, not a sleep). */
-async function within<T>(p: Promise<T>, what: string, ms = 5000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([p, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const obj = (name: string, namespace = 'ns'): KubeObject => ({ metadata: { name, namespace } });

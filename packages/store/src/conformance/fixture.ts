@@ -21,6 +21,7 @@ import {
   type WatchOptions,
 } from '../store.js';
 import type { OpenedStore } from './index.js';
+import { DeadlineExceeded, within as withinDeadline } from '@setpoint/api';
 
 /** The longest any single awaited thing (a write, an event, an end) may take before the test fails. */
 export const WAIT_MS = 5_000;
@@ -273,21 +274,9 @@ export class WatchReader {
   }
 }
 
-class DeadlineExceeded extends Error {
-  override readonly name = 'DeadlineExceeded';
-}
-
-/** `promise`, or a DeadlineExceeded failure naming `what` after `ms`. */
-export async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new DeadlineExceeded(`nothing within ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** `promise`, or a DeadlineExceeded failure naming `what` after `ms` (@setpoint/api's `within`, WAIT_MS by default). */
+export function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
+  return withinDeadline(promise, what, ms);
 }
 
 /** Runs `action` and returns the StoreError with `code` it throws; fails on success or any other error. */

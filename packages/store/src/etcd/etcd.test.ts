@@ -11,6 +11,7 @@ import { isStoreError, type Store, type StoreOptions, type WatchEvent } from '..
 import { EtcdStore } from './etcd.js';
 import { orderedProgressRequests } from './version.js';
 import { EtcdServerPool, startEtcd, type EtcdServer } from './testing.js';
+import { within } from '@setpoint/api';
 
 const pool = new EtcdServerPool();
 after(() => pool.close());
@@ -44,16 +45,6 @@ storeConformance({
     };
   },
 });
-
-/** Resolves with `promise`, or fails naming `what` after `ms`. */
-async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`nothing within ${ms} ms: ${what}`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The next change of `watch` (progress events skipped). */
 async function nextChange(watch: AsyncIterator<WatchEvent>, what: string): Promise<WatchEvent> {

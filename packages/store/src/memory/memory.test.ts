@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { closeStore, storeConformance } from '../conformance/index.js';
 import { isStoreError, type KeyValue, type StoreError, type StoreErrorCode } from '../store.js';
 import { MemoryStore } from './memory.js';
+import { within } from '@setpoint/api';
 
 storeConformance({
   name: 'memory',
@@ -12,21 +13,6 @@ storeConformance({
     return { store, dispose: () => closeStore(store) };
   },
 });
-
-const WAIT_MS = 10_000;
-
-/** `promise`, or a failure naming `what` after WAIT_MS. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`nothing within ${WAIT_MS} ms: ${what}`)), WAIT_MS);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function storeError(action: () => Promise<unknown>, code: StoreErrorCode): Promise<StoreError> {
   try {
