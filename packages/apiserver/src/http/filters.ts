@@ -13,7 +13,7 @@
  * The filters read the parts they use through getters, since the auditor and the authorizer are
  * made when the server starts, after the chain is installed.
  */
-import { ApiError } from '@setpoint/api';
+import { ApiError, type Logger } from '@setpoint/api';
 import type { FastifyInstance } from 'fastify';
 import type { Auditor } from '../audit/index.js';
 import { verifiedClientCertificate } from '../auth/clientcert.js';
@@ -25,7 +25,6 @@ import type { RequestLimits } from './limits.js';
 import type { ApiMetrics } from './metrics.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { sendError, toApiError } from './respond.js';
-import type { Logger } from '@setpoint/api';
 
 declare module 'fastify' {
   interface FastifyRequest {

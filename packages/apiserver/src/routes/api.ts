@@ -53,6 +53,8 @@ interface Routed {
   readonly info: RequestInfo;
   /** The served kind the request names, if any. */
   readonly def: ResourceDef | undefined;
+  /** Its storage (create-only kinds have none). */
+  readonly storage: ResourceStorage | undefined;
 }
 
 /** A request on a served kind with storage. */
@@ -61,6 +63,8 @@ interface Stored extends Routed {
   readonly def: ResourceDef;
   readonly storage: ResourceStorage;
 }
+
+const isStored = (r: Routed): r is Stored => r.storage !== undefined;
 
 interface Route {
   readonly name: string;
@@ -96,18 +100,18 @@ const routes: readonly Route[] = [
   },
   {
     name: 'subresource handlers',
-    matches: (r, parts) => subresourceHandler(r) !== undefined && storageOf(r, parts) !== undefined,
+    matches: (r) => isStored(r) && subresourceHandler(r) !== undefined,
     handle: async (r, parts) => {
-      const stored = { ...r, storage: storageOf(r, parts)! } as Stored;
+      const stored = r as Stored;
       await admitRequest(stored, parts);
-      return subresourceHandler(r)!({ req: r.req, reply: r.reply, info: stored.info, storage: stored.storage, services: parts.subresources });
+      return subresourceHandler(stored)!({ req: r.req, reply: r.reply, info: stored.info, storage: stored.storage, services: parts.subresources });
     },
   },
   {
     name: 'resources',
-    matches: (r, parts) => storageOf(r, parts) !== undefined,
+    matches: isStored,
     handle: async (r, parts) => {
-      const stored = { ...r, storage: storageOf(r, parts)! } as Stored;
+      const stored = r as Stored;
       const write = await admitRequest(stored, parts);
       const { req, reply, info, storage } = stored;
       const watchLabels = { group: info.group, resource: info.resource };
@@ -134,18 +138,14 @@ export async function handleApiRequest(req: FastifyRequest, reply: FastifyReply,
   req.setpointInfo = info;
   if (info.kind === 'unknown') throw notFoundPath();
   const def = info.kind === 'resource' ? parts.registry.lookup(info.group, info.version, info.resource) : undefined;
-  const routed: Routed = { req, reply, info, def };
+  const routed: Routed = { req, reply, info, def, storage: def === undefined ? undefined : parts.storages.of(def) };
   for (const route of routes) if (route.matches(routed, parts)) return route.handle(routed, parts);
   throw notFoundPath();
 }
 
-function storageOf(r: Routed, parts: ApiRouteParts): ResourceStorage | undefined {
-  return r.def === undefined ? undefined : parts.storages.of(r.def);
-}
-
-function subresourceHandler(r: Routed) {
-  if (r.info.kind !== 'resource' || r.info.subresource === '' || r.info.name === '') return undefined;
-  return r.def?.subresources?.more?.[r.info.subresource]?.handler;
+function subresourceHandler(r: Stored) {
+  if (r.info.subresource === '' || r.info.name === '') return undefined;
+  return r.def.subresources?.more?.[r.info.subresource]?.handler;
 }
 
 /**
