@@ -339,6 +339,16 @@ describe('typed decoding of stored objects', () => {
     assert.equal(watch.events.length, 2, 'the first watch saw nothing of the malformed object');
   });
 
+  it('removes a malformed object at once also when the DELETE asks for foreground or orphan propagation', async () => {
+    await using srv = await startTestServer();
+    for (const policy of ['Foreground', 'Orphan']) {
+      await srv.store.create(badKey, badPod);
+      const del = await srv.request('DELETE', `${PODS}/bad?propagationPolicy=${policy}`);
+      assert.equal(del.status, 200, del.text);
+      assert.equal(await srv.store.get(badKey), undefined, `${policy}: gone from the store, not kept as its identity with a finalizer no update could remove`);
+    }
+  });
+
   it('shows a watcher an object that turns malformed in the store as DELETED, and counts that revision', async () => {
     await using srv = await startTestServer();
     const created = ok(await srv.request('POST', PODS, podJson('turns', '')), 201);

@@ -6,7 +6,8 @@
  * - an object with finalizers gets deletionTimestamp and stays (a MODIFIED event) until an update
  *   empties them; a pod bound to a node gets deletionTimestamp now + its grace period and stays
  *   for the node agent to finish (a delete with gracePeriodSeconds 0 then removes it);
- * - otherwise the object is removed at once (a DELETED event).
+ * - otherwise the object is removed at once (a DELETED event), as is an object the store holds
+ *   that cannot be decoded, whatever the policy (its grace period and finalizers cannot be read).
  */
 import { ApiError, FieldError, type DeleteOptions, type KubeObject } from '@setpoint/api';
 import { encode } from './codec.js';
@@ -27,7 +28,7 @@ const FOREGROUND = 'foregroundDeletion';
 export async function deleteObject(storage: ResourceStorage, namespace: string, name: string, options: DeleteOptions = {}, dryRun = false): Promise<DeleteOutcome> {
   const { def, gr } = storage;
   const policy = propagationPolicy(options);
-  return guaranteedUpdate<DeleteOutcome>(storage, namespace, name, ({ obj: current, kv }) => {
+  return guaranteedUpdate<DeleteOutcome>(storage, namespace, name, ({ obj: current, kv, malformed }) => {
     const pre = options.preconditions;
     if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== current.metadata.uid) {
       throw ApiError.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
@@ -52,7 +53,9 @@ export async function deleteObject(storage: ResourceStorage, namespace: string, 
     const now = storage.clock.now();
     const grace = gracePeriod(storage, current, options);
     const pending = finalizers.size > 0 || blockingFinalizers(def, current).length > 0;
-    if (!pending && grace === 0) {
+    // An object that cannot be decoded is removed at once, whatever the policy: written back as
+    // its identity with a finalizer, no update could ever take that finalizer off again.
+    if (malformed === true || (!pending && grace === 0)) {
       if (dryRun) return { result: { object: current, removed: true } };
       return {
         write: async () => {

@@ -31,6 +31,8 @@ export const MAX_CONFLICT_RETRIES = 16;
 export interface Current {
   readonly obj: KubeObject;
   readonly kv: KeyValue;
+  /** Read for a DELETE from a stored object that cannot be decoded: `obj` is only its identity. */
+  readonly malformed?: boolean;
 }
 
 /** What one attempt decided: nothing to write (`result`), or a write conditional on the revision read. */

@@ -150,7 +150,7 @@ export class ResourceStorage {
    * identity only (name, namespace, resourceVersion and its uid when that is a string), so it is
    * removed at once — no grace period or finalizers are read from fields that do not decode.
    */
-  async readForDelete(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue }> {
+  async readForDelete(namespace: string, name: string): Promise<{ obj: KubeObject; kv: KeyValue; malformed?: boolean }> {
     const kv = await this.readKv(namespace, name);
     try {
       return { obj: this.decoder.decode(this.def, kv), kv };
@@ -166,7 +166,7 @@ export class ResourceStorage {
       const metadata: KubeObject['metadata'] = { name, resourceVersion: String(kv.modRevision) };
       if (this.def.namespaced) metadata.namespace = namespace;
       if (typeof uid === 'string') metadata.uid = uid;
-      return { obj: { apiVersion: groupVersion(this.def), kind: this.def.kind, metadata }, kv };
+      return { obj: { apiVersion: groupVersion(this.def), kind: this.def.kind, metadata }, kv, malformed: true };
     }
   }
 

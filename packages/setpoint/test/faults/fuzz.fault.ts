@@ -462,9 +462,12 @@ async function fuzz(admin: Api, up: Up, plans: readonly Plan[], phase: Phase, of
   const findings: string[] = [];
   const present = phase.present ?? ((_kind: string, _name: string, got: Answer) => got.status === 200 && got.body.metadata.deletionTimestamp === undefined);
   /** The target is there (so that nothing but the request changes it). */
+  /** What the target's GET answered last (named when it never becomes present). */
+  let seen = '';
   const ensure = (kind: string, name: string) =>
     waitFor(`${kind}/${name} to be there to aim at`, async () => {
       const got = await admin.request('GET', `${KINDS[kind]!.collection}/${name}`);
+      seen = `${got.status} ${JSON.stringify(got.body).slice(0, 600)}`;
       if (present(kind, name, got)) return true;
       if (got.status === 404) {
         if (phase.recreate === false) return true;
@@ -482,7 +485,7 @@ async function fuzz(admin: Api, up: Up, plans: readonly Plan[], phase: Phase, of
     if (r.target !== undefined && phase.targets.includes(r.target.name)) {
       // A server that stopped answering is named with the request sent last.
       await ensure(r.target.kind, r.target.name).catch((err: Error) => {
-        throw new Error(`${err.message}; the request before: ${last}`, { cause: err });
+        throw new Error(`${err.message}; the request before: ${last}; its GET answered ${seen}`, { cause: err });
       });
     }
     const targetPath = r.target === undefined ? undefined : `${KINDS[r.target.kind]!.collection}/${r.target.name}`;
