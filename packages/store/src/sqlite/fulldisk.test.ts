@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,26 @@ async function smallDisk(size: string): Promise<{ dir: string } & AsyncDisposabl
 }
 
 const VALUE = 'v'.repeat(100_000);
+
+/** Writes `path` until the file system holding it has no byte left. */
+function fillDisk(path: string): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (let chunk = 1 << 20; chunk >= 1; chunk >>= 1) {
+      const bytes = Buffer.alloc(chunk);
+      for (;;) {
+        try {
+          writeSync(fd, bytes);
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'ENOSPC') throw err;
+          break;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 describe('SqliteStore: full disk', () => {
   it('commits deletes on a full disk, refuses creates clearly, and resumes once space is freed', async () => {
@@ -91,15 +112,24 @@ describe('SqliteStore: full disk', () => {
           break;
         }
       }
-      const revision = await store.currentRevision();
-      await assert.rejects(store.delete('/k/0'), (err: unknown) => {
-        assert.ok(isStoreError(err, 'Unavailable'), String(err));
-        assert.match(err.message, /the write could not be committed: the disk is full/);
-        assert.equal((err.cause as { code?: string } | undefined)?.code, 'SQLITE_FULL', 'the cause is SQLite\'s error');
-        return true;
-      });
+      // Every byte the file system has left taken by another file: a delete has only the room the
+      // write-ahead log already holds (the frames of the create that failed), and once the deletes
+      // have used it, the next one cannot commit.
+      fillDisk(join(disk.dir, 'filler'));
+      let refused: { index: number; err: unknown; revision: number } | undefined;
+      for (let i = 0; i < created && refused === undefined; i++) {
+        const revision = await store.currentRevision();
+        await store.delete(`/k/${i}`).catch((err: unknown) => {
+          refused = { index: i, err, revision };
+        });
+      }
+      assert.ok(refused !== undefined, `all ${created} deletes committed on a full disk`);
+      const { err, index, revision } = refused;
+      assert.ok(isStoreError(err, 'Unavailable'), String(err));
+      assert.match(err.message, /the write could not be committed: the disk is full/);
+      assert.equal((err.cause as { code?: string } | undefined)?.code, 'SQLITE_FULL', "the cause is SQLite's error");
       assert.equal(await store.currentRevision(), revision, 'the delete that did not commit took no revision');
-      assert.equal((await store.get('/k/0'))?.value, VALUE, 'and deleted nothing');
+      assert.equal((await store.get(`/k/${index}`))?.value, VALUE, 'and deleted nothing');
     } finally {
       await store.close().catch(() => undefined);
     }

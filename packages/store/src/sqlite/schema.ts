@@ -11,9 +11,11 @@ export const SCHEMA_VERSION = 1;
 export const RowType = { Create: 0, Update: 1, Delete: 2 } as const;
 export type RowType = (typeof RowType)[keyof typeof RowType];
 
+/**
+ * Creates the tables. The connection must already be in incremental auto-vacuum mode
+ * (`chooseIncrementalVacuum`): SQLite fixes that mode when the first table is made.
+ */
 export function createSchema(db: Database.Database): void {
-  // auto_vacuum must be chosen before the first table exists; it lets compaction hand space back.
-  db.pragma('auto_vacuum = INCREMENTAL');
   db.exec(`
     CREATE TABLE IF NOT EXISTS log (
       revision        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -112,4 +114,31 @@ export function prepareStatements(db: Database.Database): Statements {
     ),
     compactTombstones: db.prepare<[number, number]>(`DELETE FROM log WHERE revision > ? AND revision <= ? AND type = ${RowType.Delete}`),
   };
+}
+
+/**
+ * Puts a new file in incremental auto-vacuum mode, so that compaction can hand freed pages back to
+ * the file system. SQLite takes the mode only before the file's first table exists and before it is
+ * switched to WAL (afterwards the pragma is silently ignored), so this runs first on a fresh
+ * connection.
+ */
+export function chooseIncrementalVacuum(db: Database.Database): void {
+  db.pragma('auto_vacuum = INCREMENTAL');
+}
+
+/**
+ * A file made before the store chose its vacuum mode in the right order (auto_vacuum still NONE)
+ * is rewritten once by VACUUM, which applies the mode chosen. Returns whether it was; on a disk
+ * too full for the copy VACUUM needs, the file is left as it is (it works, it only keeps its free
+ * pages) and the next open tries again.
+ */
+export function convertToIncrementalVacuum(db: Database.Database, isDiskFull: (err: unknown) => boolean): boolean {
+  if (db.pragma('auto_vacuum', { simple: true }) !== 0) return false;
+  try {
+    db.exec('VACUUM');
+  } catch (err) {
+    if (isDiskFull(err)) return false;
+    throw err;
+  }
+  return true;
 }

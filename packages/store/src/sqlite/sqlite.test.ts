@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { closeStore, storeConformance, type OpenedStore } from '../conformance/index.js';
 import { isStoreError, type KeyValue, type Store, type StoreError, type StoreOptions, type WatchEvent } from '../store.js';
+import Database from 'better-sqlite3';
+import { createSchema } from './schema.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 
 /** A database file in a fresh temporary directory, removed by `dispose`. */
@@ -152,6 +154,54 @@ async function until(check: () => boolean, what: string, ms = 5_000): Promise<vo
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+describe('SqliteStore: compaction gives space back', () => {
+  /** Writes 400 values of 10 KB, deletes all but two, compacts; the page counts before and after. */
+  async function shrink(store: SqliteStore): Promise<{ before: number; after: number }> {
+    const value = 'x'.repeat(10_000);
+    for (let i = 0; i < 400; i++) await store.create(`/big/${i}`, value);
+    const before = store.pageCount();
+    for (let i = 2; i < 400; i++) await store.delete(`/big/${i}`);
+    await store.compact(await store.currentRevision());
+    return { before, after: store.pageCount() };
+  }
+
+  it('once most of the data is deleted and compacted, the file shrinks to what is left', async () => {
+    const opened = await openTemp();
+    const store = opened.store as SqliteStore;
+    try {
+      const { before, after } = await shrink(store);
+      assert.ok(before > 1_000, `400 values of 10 KB take ${before} pages`);
+      assert.ok(after * 10 < before, `after compaction ${after} pages of ${before} remain`);
+      // The deletes themselves added a few pages before compaction freed them all.
+      const vacuumed = store.stats.vacuumedPages;
+      assert.ok(vacuumed >= before - after && vacuumed < before, `${vacuumed} pages counted as handed back, ${before - after} fewer in the file`);
+      assert.equal((await store.list('/big/')).items.length, 2);
+      const reopened = (await opened.reopen()) as SqliteStore;
+      assert.equal(reopened.pageCount(), after, 'the smaller file is what is opened again');
+      assert.ok((await stat(opened.path)).size <= after * 4096, 'and its size on disk');
+    } finally {
+      await opened.dispose();
+    }
+  });
+
+  it('a file made without incremental vacuum is converted when opened, and then shrinks too', async () => {
+    await withTemp(async (path) => {
+      const legacy = new Database(path);
+      legacy.pragma('journal_mode = WAL');
+      createSchema(legacy);
+      assert.equal(legacy.pragma('auto_vacuum', { simple: true }), 0, 'the file keeps its free pages as SQLite makes it by default');
+      legacy.close();
+      const store = await SqliteStore.open({ path });
+      try {
+        const { before, after } = await shrink(store);
+        assert.ok(after * 10 < before, `after compaction ${after} pages of ${before} remain`);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
 
 describe('SqliteStore: group commit', () => {
   it('writes issued in one turn share one commit; maxBatch caps how many one commit takes', async () => {

@@ -38,7 +38,7 @@ import {
 } from '../store.js';
 import { compareKeys, prefixEnd, resolveLimits } from '../validate.js';
 import { DEFAULT_RESERVE_BYTES, SpaceReserve, isDiskFull } from './reserve.js';
-import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
+import { chooseIncrementalVacuum, convertToIncrementalVacuum, createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /** The database file; created when missing. */
@@ -114,11 +114,13 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.pragma('locking_mode = EXCLUSIVE');
+      chooseIncrementalVacuum(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
       this.db.pragma('journal_size_limit = 67108864');
       this.db.pragma('cache_size = -65536');
       createSchema(this.db);
+      convertToIncrementalVacuum(this.db, isDiskFull);
     } catch (err) {
       this.db.close();
       const message = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'it is in use by another process' : (err as Error).message;
@@ -439,7 +441,7 @@ export class SqliteStore implements Store {
     if ((free > 256 && free * 4 > total) || (this.lowSpace && free > 0)) {
       try {
         this.db.pragma(`incremental_vacuum(${free})`);
-        this.stats.vacuumedPages += free;
+        this.stats.vacuumedPages += total - (this.db.pragma('page_count', { simple: true }) as number);
       } catch (err) {
         if (!isDiskFull(err)) throw err;
       }
