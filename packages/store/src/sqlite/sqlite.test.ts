@@ -177,7 +177,7 @@ describe('SqliteStore: compaction gives space back', () => {
       const vacuumed = store.stats.vacuumedPages;
       assert.ok(vacuumed >= before - after && vacuumed < before, `${vacuumed} pages counted as handed back, ${before - after} fewer in the file`);
       assert.equal((await store.list('/big/')).items.length, 2);
-      const reopened = (await opened.reopen()) as SqliteStore;
+      const reopened = (await opened.reopen!()) as SqliteStore;
       assert.equal(reopened.pageCount(), after, 'the smaller file is what is opened again');
       assert.ok((await stat(opened.path)).size <= after * 4096, 'and its size on disk');
     } finally {
