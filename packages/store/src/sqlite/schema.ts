@@ -13,7 +13,7 @@ export type RowType = (typeof RowType)[keyof typeof RowType];
 
 /**
  * Creates the tables. The connection must already be in incremental auto-vacuum mode
- * (`chooseIncrementalVacuum`): SQLite fixes that mode when the first table is made.
+ * (`useIncrementalVacuum`): SQLite fixes that mode when the first table is made.
  */
 export function createSchema(db: Database.Database): void {
   db.exec(`
@@ -117,28 +117,19 @@ export function prepareStatements(db: Database.Database): Statements {
 }
 
 /**
- * Puts a new file in incremental auto-vacuum mode, so that compaction can hand freed pages back to
+ * Puts the file in incremental auto-vacuum mode, so that compaction can hand freed pages back to
  * the file system. SQLite takes the mode only before the file's first table exists and before it is
  * switched to WAL (afterwards the pragma is silently ignored), so this runs first on a fresh
- * connection.
+ * connection. A file made before the store chose the mode in that order (auto_vacuum still NONE)
+ * is rewritten once by VACUUM, which applies it; on a disk too full for the copy VACUUM needs, the
+ * file is left as it is (it works, it only keeps its free pages) and the next open tries again.
  */
-export function chooseIncrementalVacuum(db: Database.Database): void {
+export function useIncrementalVacuum(db: Database.Database, isDiskFull: (err: unknown) => boolean): void {
   db.pragma('auto_vacuum = INCREMENTAL');
-}
-
-/**
- * A file made before the store chose its vacuum mode in the right order (auto_vacuum still NONE)
- * is rewritten once by VACUUM, which applies the mode chosen. Returns whether it was; on a disk
- * too full for the copy VACUUM needs, the file is left as it is (it works, it only keeps its free
- * pages) and the next open tries again.
- */
-export function convertToIncrementalVacuum(db: Database.Database, isDiskFull: (err: unknown) => boolean): boolean {
-  if (db.pragma('auto_vacuum', { simple: true }) !== 0) return false;
+  if (db.pragma('auto_vacuum', { simple: true }) !== 0) return;
   try {
     db.exec('VACUUM');
   } catch (err) {
-    if (isDiskFull(err)) return false;
-    throw err;
+    if (!isDiskFull(err)) throw err;
   }
-  return true;
 }

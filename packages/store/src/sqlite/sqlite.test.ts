@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { closeStore, storeConformance, type OpenedStore } from '../conformance/index.js';
 import { isStoreError, type KeyValue, type Store, type StoreError, type StoreOptions, type WatchEvent } from '../store.js';
-import Database from 'better-sqlite3';
 import { createSchema } from './schema.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 

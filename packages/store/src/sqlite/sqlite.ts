@@ -38,7 +38,7 @@ import {
 } from '../store.js';
 import { compareKeys, prefixEnd, resolveLimits } from '../validate.js';
 import { DEFAULT_RESERVE_BYTES, SpaceReserve, isDiskFull } from './reserve.js';
-import { chooseIncrementalVacuum, convertToIncrementalVacuum, createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements } from './schema.js';
+import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements, useIncrementalVacuum } from './schema.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /** The database file; created when missing. */
@@ -114,13 +114,12 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.pragma('locking_mode = EXCLUSIVE');
-      chooseIncrementalVacuum(this.db);
+      useIncrementalVacuum(this.db, isDiskFull);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
       this.db.pragma('journal_size_limit = 67108864');
       this.db.pragma('cache_size = -65536');
       createSchema(this.db);
-      convertToIncrementalVacuum(this.db, isDiskFull);
     } catch (err) {
       this.db.close();
       const message = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'it is in use by another process' : (err as Error).message;
