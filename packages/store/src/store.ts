@@ -13,6 +13,8 @@
  * code point (the same order as UTF-8 bytes, which is what SQLite and etcd use). Values are
  * well-formed strings (usually JSON) of at most `maxValueBytes` UTF-8 bytes.
  */
+import type { Clock } from '@setpoint/api';
+
 export interface Store {
   /** Backend name: "memory", "sqlite", "etcd". */
   readonly backend: string;
@@ -133,6 +135,8 @@ export interface WatchOptions {
    * without any event for this watch, so idle watchers learn how far the store has moved.
    */
   readonly progressIntervalMs?: number;
+  /** The clock `progressIntervalMs` is measured on. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** A change seen by a watch. `revision` is the revision the change created. */

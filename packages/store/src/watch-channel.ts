@@ -13,6 +13,7 @@
  * live events in the same synchronous step, so nothing falls between the two. Live events wait in
  * the WatchBuffer, and writers never wait for the consumer.
  */
+import { every, realClock, type Timer } from '@setpoint/api';
 import { DEFAULT_WATCH_BUFFER, StoreError, type WatchEvent, type WatchOptions } from './store.js';
 
 /** What a backend offers a channel. Every method is synchronous. */
@@ -42,7 +43,7 @@ export abstract class WatchBuffer implements AsyncIterableIterator<WatchEvent> {
   private failWaiter: ((e: unknown) => void) | undefined;
   private lastDelivered: number;
   private readonly maxBuffered: number;
-  private progressTimer: NodeJS.Timeout | undefined;
+  private progressTimer: Timer | undefined;
   private quietSinceTick = true;
   private readonly onAbort = () => this.finish();
 
@@ -58,8 +59,7 @@ export abstract class WatchBuffer implements AsyncIterableIterator<WatchEvent> {
     }
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
     if (options.progressIntervalMs !== undefined && options.progressIntervalMs > 0) {
-      this.progressTimer = setInterval(() => this.tickProgress(), options.progressIntervalMs);
-      this.progressTimer.unref();
+      this.progressTimer = every(options.clock ?? realClock, options.progressIntervalMs, () => this.tickProgress()).unref();
     }
   }
 
@@ -175,7 +175,7 @@ export abstract class WatchBuffer implements AsyncIterableIterator<WatchEvent> {
     if (this.finished) return;
     this.finished = true;
     this.options.signal?.removeEventListener('abort', this.onAbort);
-    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+    this.progressTimer?.cancel();
     this.release();
     const resolve = this.waiter;
     const reject = this.failWaiter;

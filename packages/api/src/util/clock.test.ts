@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, realClock } from './clock.js';
+import { every, FakeClock, realClock } from './clock.js';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -298,5 +298,61 @@ describe('realClock', () => {
     controller.abort(new Error('stop'));
     await assert.rejects(sleeping, /stop/);
     await assert.rejects(realClock.sleep(60_000, AbortSignal.abort('already')), (err) => err === 'already');
+  });
+});
+
+describe('every', () => {
+  it('runs its function once per interval until cancelled, also from inside a run', async () => {
+    const clock = new FakeClock();
+    const at: number[] = [];
+    const timer = every(clock, 100, () => {
+      at.push(clock.now() - START);
+      if (at.length === 3) timer.cancel();
+    });
+    await clock.advance(99);
+    assert.deepEqual(at, []);
+    await clock.advance(1);
+    assert.deepEqual(at, [100]);
+    await clock.advance(1000);
+    assert.deepEqual(at, [100, 200, 300], 'a cancel from inside the third run stops the fourth');
+    assert.equal(clock.pending(), 0);
+  });
+
+  it('a cancel before the first run leaves no timer; an interval under 1 ms is 1 ms', async () => {
+    const clock = new FakeClock();
+    let runs = 0;
+    every(clock, 50, () => runs++).cancel();
+    assert.equal(clock.pending(), 0);
+    const fast = every(clock, 0, () => runs++);
+    await clock.advance(5);
+    assert.equal(runs, 5);
+    fast.cancel();
+    await clock.advance(5);
+    assert.equal(runs, 5);
+  });
+
+  it('a run that throws does not stop the next one', async () => {
+    const clock = new FakeClock();
+    let runs = 0;
+    const timer = every(clock, 10, () => {
+      runs++;
+      throw new Error('run failed');
+    });
+    await assert.rejects(clock.advance(10), /run failed/);
+    await assert.rejects(clock.advance(10), /run failed/);
+    assert.equal(runs, 2);
+    timer.cancel();
+  });
+
+  it('repeats on the real clock; unref returns the timer', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let runs = 0;
+    const timer = every(realClock, 20, () => runs++);
+    assert.equal(timer.unref(), timer);
+    for (let i = 0; i < 3; i++) t.mock.timers.tick(20);
+    assert.equal(runs, 3);
+    timer.cancel();
+    for (let i = 0; i < 3; i++) t.mock.timers.tick(20);
+    assert.equal(runs, 3);
   });
 });

@@ -73,6 +73,36 @@ export const realClock: Clock = Object.freeze({
   },
 });
 
+/**
+ * Runs `fn` every `ms` milliseconds on `clock` (Node's setInterval on a Clock), until the returned
+ * timer is cancelled. The interval is at least 1 ms, as Node's. Each run is scheduled before `fn`
+ * runs, so a run that throws does not stop the next (with the real clock the error is uncaught,
+ * as from setInterval). `unref()` lets the process exit while the repetition is pending.
+ */
+export function every(clock: Clock, ms: number, fn: () => void): Timer {
+  const interval = Math.max(1, clampDelay(ms));
+  let current: Timer | undefined;
+  let unrefd = false;
+  const schedule = (): void => {
+    current = clock.setTimeout(() => {
+      schedule();
+      fn();
+    }, interval);
+    if (unrefd) current.unref();
+  };
+  schedule();
+  const timer: Timer = {
+    // Schedule runs before fn, so a cancel from inside fn cancels the run it just scheduled.
+    cancel: () => current?.cancel(),
+    unref: () => {
+      unrefd = true;
+      current?.unref();
+      return timer;
+    },
+  };
+  return timer;
+}
+
 interface FakeTimer {
   readonly due: number;
   readonly seq: number;

@@ -1,5 +1,5 @@
 /** Time and retry utilities shared by every Setpoint component: the injectable clock, backoff, a deadline on a promise. */
-export { FakeClock, realClock } from './clock.js';
+export { every, FakeClock, realClock } from './clock.js';
 export type { Clock, Timer } from './clock.js';
 export { Backoff } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';

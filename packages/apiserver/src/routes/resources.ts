@@ -170,6 +170,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       try {
         await streamWatch(req, reply, queue, {
           stopping: ctx.stopping,
+          clock: storage.clock,
           ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}),
           ...(ctx.minRequestTimeoutSeconds !== undefined ? { minTimeoutSeconds: ctx.minRequestTimeoutSeconds } : {}),
           ...(ctx.onWatchLine ? { onLine: ctx.onWatchLine } : {}),

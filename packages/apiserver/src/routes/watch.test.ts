@@ -3,13 +3,14 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import net from 'node:net';
 import { describe, it } from 'node:test';
+import { FakeClock } from '@setpoint/api';
 import Fastify from 'fastify';
 import { EventQueue } from '../watchcache/queue.js';
 import { WatchLine } from '../watchcache/cache.js';
 import { streamWatch } from './watch.js';
 
 /** A server with one route streaming `queue`; `streamed` settles when streamWatch returns. */
-async function serve(queue: EventQueue<WatchLine>, flushGraceMs: number) {
+async function serve(queue: EventQueue<WatchLine>, flushGraceMs: number, clock?: FakeClock) {
   const app = Fastify();
   const stopping = new AbortController();
   let streamed!: Promise<void>;
@@ -18,7 +19,7 @@ async function serve(queue: EventQueue<WatchLine>, flushGraceMs: number) {
   const started = new Promise<void>((resolve) => (resolveStarted = resolve));
   app.get('/watch', async (req, reply) => {
     response = reply.raw;
-    streamed = streamWatch(req, reply, queue, { stopping: stopping.signal, timeoutSeconds: 60, flushGraceMs });
+    streamed = streamWatch(req, reply, queue, { stopping: stopping.signal, timeoutSeconds: 60, flushGraceMs, ...(clock ? { clock } : {}) });
     resolveStarted();
     await streamed;
     return reply;
@@ -111,5 +112,30 @@ describe('streamWatch', () => {
     assert.equal(queue.closed, true);
     assert.equal(queue.size, 0, 'nothing left queued');
     assert.equal(queue.bytes, 0);
+  });
+
+  it("ends the stream after timeoutSeconds on its clock, and not before", async () => {
+    const clock = new FakeClock();
+    const queue = new EventQueue<WatchLine>({ limit: 100 }, () => undefined);
+    await using srv = await serve(queue, 60_000, clock);
+    const socket = net.connect(srv.port, '127.0.0.1');
+    try {
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const ended = once(socket, 'end');
+      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await srv.started;
+      await clock.advance(59_999);
+      queue.push(new WatchLine('ADDED', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', resourceVersion: '2' } }));
+      await withDeadline(until(async () => received.includes('"name":"a"')), 5000, 'the line sent before the timeout');
+      assert.equal(queue.closed, false, 'open one millisecond before timeoutSeconds');
+      await clock.advance(1);
+      await withDeadline(srv.streamed, 5000, 'streamWatch returning at timeoutSeconds');
+      await withDeadline(ended, 5000, 'the response ending');
+      assert.equal(queue.closed, true);
+      assert.match(received, /\r\n0\r\n\r\n$/, 'the chunked response was ended cleanly');
+    } finally {
+      socket.destroy();
+    }
   });
 });

@@ -17,7 +17,7 @@
  *   destroyed, so a closed watch never keeps its connection and buffers.
  * - Resolves only once the connection no longer holds the watch's bytes.
  */
-import { ApiError } from '@setpoint/api';
+import { ApiError, realClock, type Clock } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventQueue } from '../watchcache/queue.js';
 import type { WatchLine } from '../watchcache/cache.js';
@@ -38,6 +38,8 @@ export interface StreamOptions {
   readonly frames?: { readonly contentType: string; readonly frame: (event: { type: string; object: unknown }) => Buffer };
   /** How long an ended stream may take to flush before its connection is destroyed. Default 10 s (DEFAULT_FLUSH_GRACE_MS). */
   readonly flushGraceMs?: number;
+  /** The clock timeoutSeconds and flushGraceMs are measured on. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** Default StreamOptions.flushGraceMs: 10 s. */
@@ -62,8 +64,9 @@ export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queu
   req.raw.on('close', close);
   res.on('close', close);
   options.stopping.addEventListener('abort', close, { once: true });
+  const clock = options.clock ?? realClock;
   const seconds = options.timeoutSeconds ?? defaultWatchTimeoutSeconds(options.minTimeoutSeconds);
-  const timeout = seconds > 0 ? setTimeout(close, seconds * 1000) : undefined;
+  const timeout = seconds > 0 ? clock.setTimeout(close, seconds * 1000) : undefined;
   // A write waiting for 'drain' also stops waiting when the queue ends (closed for falling behind).
   let stopWaiting: (() => void) | undefined;
   queue.whenEnded(() => stopWaiting?.());
@@ -84,13 +87,13 @@ export async function streamWatch(req: FastifyRequest, reply: FastifyReply, queu
       if (!written) await drained(res, queue, (f) => (stopWaiting = f));
     }
   } finally {
-    clearTimeout(timeout);
+    timeout?.cancel();
     options.stopping.removeEventListener('abort', close);
     req.raw.off('close', close);
     res.off('close', close);
     stopWaiting = undefined;
     queue.close();
-    await finish(res, options.flushGraceMs ?? DEFAULT_FLUSH_GRACE_MS);
+    await finish(res, options.flushGraceMs ?? DEFAULT_FLUSH_GRACE_MS, clock);
   }
 }
 
@@ -111,18 +114,18 @@ function drained(res: FastifyReply['raw'], queue: EventQueue<WatchLine>, onStop:
 }
 
 /** Ends the response; destroys the connection if it has not flushed within `graceMs`. */
-async function finish(res: FastifyReply['raw'], graceMs: number): Promise<void> {
+async function finish(res: FastifyReply['raw'], graceMs: number, clock: Clock): Promise<void> {
   if (res.destroyed) return;
   res.end();
   if (res.writableFinished || res.destroyed) return;
   await new Promise<void>((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      timer.cancel();
       res.off('finish', done);
       res.off('close', done);
       resolve();
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       res.destroy();
       done();
     }, graceMs);

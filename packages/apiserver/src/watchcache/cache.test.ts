@@ -606,17 +606,23 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('sends periodic bookmarks to the watchers that asked for them, at the current revision, without closing a full one', async () => {
-    await withCache({ bookmarkIntervalMs: 20, maxQueued: 1 }, async (cache, store) => {
+    const clock = new FakeClock();
+    await withCache({ bookmarkIntervalMs: 20, maxQueued: 1, clock }, async (cache, store) => {
       const rv = await putIn(store, cmIn('ns', 'a'));
       await cache.list(namespaceFilter(''), rv);
       const withBookmarks = await cache.watch({ resourceVersion: rv, bookmarks: true, filter: namespaceFilter('') });
       const without = await cache.watch({ resourceVersion: rv, filter: namespaceFilter('') });
+      await clock.advance(19);
+      assert.equal(withBookmarks.size, 0, 'no bookmark before the interval');
+      await clock.advance(1);
+      assert.equal(withBookmarks.size, 1, 'one bookmark at the interval');
       const bookmark = await next(withBookmarks);
       assert.equal(bookmark.type, 'BOOKMARK');
       assert.deepEqual(obj(bookmark), { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(rv) } });
       // A watcher whose backlog is full skips bookmarks instead of being closed.
-      await until(() => withBookmarks.size === 1, 'a second bookmark waits unread');
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      await clock.advance(20);
+      assert.equal(withBookmarks.size, 1, 'a second bookmark waits unread');
+      await clock.advance(60);
       assert.equal(withBookmarks.closed, false);
       assert.equal(withBookmarks.size, 1);
       assert.equal(cache.terminatedWatchers, 0);
@@ -626,6 +632,7 @@ describe('WatchCache (behaviour)', () => {
       withBookmarks.end();
       without.end();
     });
+    assert.equal(clock.pending(), 0, 'stop() cancelled the bookmark timer');
   });
 
   it('names a grouped kind group/version in its bookmarks', async () => {

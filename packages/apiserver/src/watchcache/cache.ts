@@ -21,7 +21,7 @@
  *   encoded ahead of the reader, so a list of any size streams under the byte bound.
  * - Objects handed out are shared: callers must not mutate them.
  */
-import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, every, realClock, silentLogger, type Clock, type KubeObject, type Logger, type Timer } from '@setpoint/api';
 import { isStoreError, type Store, type WatchEvent } from '@setpoint/store';
 import type { ResourceDef } from '../registry/types.js';
 import { objectKey, resourcePrefix, uncheckedDecoder, type StoredObjectDecoder } from '../storage/codec.js';
@@ -123,7 +123,7 @@ export class WatchCache {
   private readonly decoder: StoredObjectDecoder;
   private readonly abort = new AbortController();
   private readyPromise: Promise<void> | undefined;
-  private bookmarkTimer: NodeJS.Timeout | undefined;
+  private bookmarkTimer: Timer | undefined;
   private stopped = false;
 
   constructor(
@@ -146,8 +146,7 @@ export class WatchCache {
   start(): Promise<void> {
     this.readyPromise ??= this.load().then(() => {
       void this.follow();
-      this.bookmarkTimer = setInterval(() => this.sendBookmarks(), this.bookmarkIntervalMs);
-      this.bookmarkTimer.unref();
+      this.bookmarkTimer = every(this.clock, this.bookmarkIntervalMs, () => this.sendBookmarks()).unref();
     });
     return this.readyPromise;
   }
@@ -156,7 +155,7 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.abort.abort();
-    if (this.bookmarkTimer !== undefined) clearInterval(this.bookmarkTimer);
+    this.bookmarkTimer?.cancel();
     for (const w of [...this.watchers]) w.queue.end();
     for (const waiter of this.freshWaiters) waiter.resolve();
   }
@@ -266,7 +265,7 @@ export class WatchCache {
   private async follow(): Promise<void> {
     while (!this.stopped) {
       try {
-        const events = this.store.watch(this.prefix, this.rv, { signal: this.abort.signal, progressIntervalMs: Math.min(this.bookmarkIntervalMs, 5_000) });
+        const events = this.store.watch(this.prefix, this.rv, { signal: this.abort.signal, progressIntervalMs: Math.min(this.bookmarkIntervalMs, 5_000), clock: this.clock });
         for await (const event of events) this.apply(event);
         return; // aborted
       } catch (err) {
@@ -439,6 +438,7 @@ export class WatchCache {
     const events = this.store.watch(this.prefix, rv, {
       signal: abort.signal,
       maxBuffered: this.maxQueued,
+      clock: this.clock,
       ...(options.bookmarks === true ? { progressIntervalMs: this.bookmarkIntervalMs } : {}),
     });
     void (async () => {

@@ -1,5 +1,6 @@
 /** watch: history then live events, prefixes, restarts, abort, overflow and progress events. */
 import assert from 'node:assert/strict';
+import { FakeClock } from '@setpoint/api';
 import { isStoreError, type WatchEvent } from '../store.js';
 import { assertEvents, describeError, item, pad, plainEvent, type Register, runWriters, within, writeMixedHistory } from './fixture.js';
 
@@ -173,6 +174,19 @@ export function watchTests(test: Register): void {
     assertEvents([event], [{ type: 'create', revision: kv.modRevision, kv }], 'the change between progress events');
     do event = await reader.stepValue('a progress event after the create'); while (event.type !== 'progress');
     assert.equal(event.revision, kv.modRevision, 'progress carries the current revision');
+  });
+
+  test("progressIntervalMs is measured on the watch's clock: no progress before an idle interval of it, one after", async (fx) => {
+    const { store } = fx;
+    const clock = new FakeClock();
+    const reader = fx.watch('/', await store.currentRevision(), { progressIntervalMs: 60_000, clock });
+    await clock.advance(59_999);
+    const kv = await store.create('/b', '1');
+    assertEvents([await reader.stepValue('the create')], [{ type: 'create', revision: kv.modRevision, kv }], 'no progress before the interval');
+    await clock.advance(1); // the interval the create fell in was not idle
+    await clock.advance(60_000);
+    const progress = await reader.stepValue('progress after an idle interval');
+    assert.deepEqual(plainEvent(progress), { type: 'progress', revision: kv.modRevision });
   });
 
   test('requestProgress sends a caught-up watch a progress event with the current revision, after the changes it was already sent', async (fx) => {

@@ -31,7 +31,7 @@
  * made twice.
  */
 import { hostname } from 'node:os';
-import { silentLogger, type Logger } from '@setpoint/api';
+import { silentLogger, type Clock, type Logger } from '@setpoint/api';
 import { CompareResult, CompareTarget, Etcd3, type IOptions, type IRangeRequest, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import {
   StoreError,
@@ -73,6 +73,8 @@ export interface EtcdStoreOptions extends StoreOptions {
   /** TLS to etcd (PEM): the CA that signed the members' certificates, and a client certificate and key. */
   readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
   readonly logger?: Logger;
+  /** The clock the watch stream's reconnect backoff waits on. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** What EtcdStore found out about the cluster when it opened. */
@@ -112,6 +114,7 @@ export class EtcdStore implements Store {
       logger: this.logger,
       orderedProgressRequests: cluster.orderedProgressRequests,
       onCompactRevision: (revision) => this.learnCompact(revision),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
     });
   }
 

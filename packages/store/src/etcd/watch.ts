@@ -29,7 +29,7 @@
  * with Closed.
  */
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
-import type { Logger } from '@setpoint/api';
+import { realClock, type Clock, type Logger, type Timer } from '@setpoint/api';
 import { StoreError, type WatchEvent, type WatchOptions } from '../store.js';
 import { WatchBuffer } from '../watch-channel.js';
 import { storeRevision, type KeyCodec } from './codec.js';
@@ -47,6 +47,8 @@ export interface WatchHubOptions {
   readonly orderedProgressRequests: boolean;
   /** Told of every compact revision a watch learns. */
   readonly onCompactRevision: (revision: number) => void;
+  /** The clock the reconnect backoff waits on. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** The watches of one store and the one stream they share. */
@@ -57,7 +59,7 @@ export class WatchHub {
   private closed = false;
   private nextId = 1;
   private backoffMs = MIN_BACKOFF_MS;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: Timer | undefined;
   /** Creates sent on the current stream so far; orders creates against progress requests. */
   private sequence = 0;
   /** Progress requests sent so far (over every stream). */
@@ -107,7 +109,7 @@ export class WatchHub {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer?.cancel();
     const stream = this.stream;
     this.stream = undefined;
     stream?.cancel();
@@ -156,9 +158,8 @@ export class WatchHub {
   private retry(err: unknown): void {
     if (this.closed) return;
     this.options.logger.warn({ err, retryInMs: this.backoffMs, watches: this.watches.size }, 'etcd watch stream failed; opening it again');
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => this.connect(), this.backoffMs);
-    this.reconnectTimer.unref();
+    this.reconnectTimer?.cancel();
+    this.reconnectTimer = (this.options.clock ?? realClock).setTimeout(() => this.connect(), this.backoffMs).unref();
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
   }
 
