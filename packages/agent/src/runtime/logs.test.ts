@@ -3,6 +3,7 @@ import { existsSync, writeSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { FakeClock } from '@setpoint/api';
 import { eventually, tempDir } from '../testing/helpers.js';
 import { ContainerLog, logTimesPath, parseLogTimes, type ContainerLogEvent } from './logs.js';
 
@@ -40,6 +41,38 @@ describe('ContainerLog', () => {
     assert.equal(await readFile(log.rotatedPath, 'utf8'), 'abcdef');
     assert.equal(parseLogTimes(await readFile(logTimesPath(log.rotatedPath), 'utf8')).length, 6, 'the records go with the copy');
     assert.equal(await readFile(logTimesPath(log.path), 'utf8'), '');
+  });
+
+  it("a rotated copy with bytes no record covers gets its last record at the log's clock time", async () => {
+    await using dir = await tempDir();
+    const clock = new FakeClock(Date.UTC(2026, 5, 1));
+    const log = new ContainerLog(join(dir.path, 'main.log'), { maxBytes: 10, clock });
+    await writeFile(log.path, 'x'.repeat(20));
+    await writeFile(logTimesPath(log.path), '5 1000\n');
+    assert.equal(await log.rotateIfNeeded(), true);
+    assert.deepEqual(parseLogTimes(await readFile(logTimesPath(log.rotatedPath), 'utf8')), [
+      { end: 5, ms: 1000 },
+      { end: 20, ms: Date.UTC(2026, 5, 1) },
+    ]);
+  });
+
+  it('while recording, checks the file every pollIntervalMs of its clock', async () => {
+    await using dir = await tempDir();
+    const clock = new FakeClock();
+    const log = new ContainerLog(join(dir.path, 'main.log'), { recordIntervalMs: 0, pollIntervalMs: 60_000, clock });
+    const events: ContainerLogEvent[] = [];
+    log.subscribe((e) => events.push(e));
+    await writeFile(log.path, '');
+    log.startRecording();
+    try {
+      assert.equal(clock.pending(), 1, 'the poll waits on the clock');
+      await clock.advance(60_000);
+      assert.equal(clock.pending() >= 1, true, 'and repeats');
+    } finally {
+      await log.stopRecording();
+    }
+    assert.equal(clock.pending(), 0, 'stopping cancels the poll and any record waiting');
+    assert.deepEqual(events.at(-1), { type: 'ended' });
   });
 
   it('records when the file grew while a run is recorded, and says when the run ended', async () => {

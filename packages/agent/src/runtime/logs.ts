@@ -31,7 +31,7 @@
 import { closeSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { appendFile, copyFile, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger, type Logger } from '@setpoint/api';
+import { every, realClock, silentLogger, type Clock, type Logger, type Timer } from '@setpoint/api';
 
 /** The default size cap of one log file: 10 MiB. */
 export const DEFAULT_MAX_LOG_BYTES = 10 * 1024 * 1024;
@@ -104,12 +104,14 @@ export interface ContainerLogOptions {
   /** How often a recorded file is checked besides file-change notifications. Default 1000 ms. */
   readonly pollIntervalMs?: number;
   readonly logger?: Logger;
+  /** The clock the recording's poll and record intervals run on, and rotation's time record reads. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 interface Recording {
   watcher?: FSWatcher;
-  poll: NodeJS.Timeout;
-  timer?: NodeJS.Timeout;
+  poll: Timer;
+  timer?: Timer;
   lastAt: number;
 }
 
@@ -121,6 +123,7 @@ export class ContainerLog {
   readonly #recordIntervalMs: number;
   readonly #pollIntervalMs: number;
   readonly #logger: Logger;
+  readonly #clock: Clock;
   readonly #listeners = new Set<(event: ContainerLogEvent) => void>();
   #queue: Promise<unknown> = Promise.resolve();
   #recording: Recording | undefined;
@@ -135,6 +138,7 @@ export class ContainerLog {
     this.#recordIntervalMs = options.recordIntervalMs ?? DEFAULT_RECORD_INTERVAL_MS;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#logger = options.logger ?? silentLogger;
+    this.#clock = options.clock ?? realClock;
   }
 
   /** The rotated part's path. */
@@ -221,8 +225,7 @@ export class ContainerLog {
   startRecording(): void {
     if (this.#recording !== undefined) return;
     const trigger = () => this.#schedule();
-    const rec: Recording = { poll: setInterval(trigger, this.#pollIntervalMs), lastAt: 0 };
-    rec.poll.unref();
+    const rec: Recording = { poll: every(this.#clock, this.#pollIntervalMs, trigger).unref(), lastAt: 0 };
     this.#recording = rec;
     try {
       rec.watcher = watch(this.path, { persistent: false }, trigger);
@@ -244,13 +247,13 @@ export class ContainerLog {
   #schedule(): void {
     const rec = this.#recording;
     if (rec === undefined || rec.timer !== undefined) return;
-    rec.timer = setTimeout(
+    rec.timer = this.#clock.setTimeout(
       () => {
         rec.timer = undefined;
-        rec.lastAt = Date.now();
+        rec.lastAt = this.#clock.now();
         this.#serial(() => this.#record()).catch((err: unknown) => this.#logger.warn({ err, path: this.path }, 'cannot record log times; trying again at the next change'));
       },
-      Math.max(0, rec.lastAt + this.#recordIntervalMs - Date.now()),
+      Math.max(0, rec.lastAt + this.#recordIntervalMs - this.#clock.now()),
     );
     rec.timer.unref();
   }
@@ -283,8 +286,8 @@ export class ContainerLog {
     if (rec === undefined) return;
     this.#recording = undefined;
     rec.watcher?.close();
-    clearInterval(rec.poll);
-    if (rec.timer !== undefined) clearTimeout(rec.timer);
+    rec.poll.cancel();
+    rec.timer?.cancel();
     await this.#serial(async () => {
       try {
         await this.#record();
@@ -330,7 +333,7 @@ export class ContainerLog {
       if (!isMissing(err)) throw err;
     }
     const times = parseLogTimes(text).filter((t) => t.end <= bytes);
-    if ((times.at(-1)?.end ?? 0) < bytes) times.push({ end: bytes, ms: Date.now() });
+    if ((times.at(-1)?.end ?? 0) < bytes) times.push({ end: bytes, ms: this.#clock.now() });
     await writeFile(logTimesPath(rotated), timesText(times), { mode: 0o600 });
     this.#generation++;
     await truncate(this.path, 0);

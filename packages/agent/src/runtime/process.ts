@@ -375,6 +375,7 @@ export class ProcessRuntime implements PodRuntime, ContainerLogSource {
         log: new ContainerLog(containerLogPath(dir, spec.name), {
           maxBytes: this.#o.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES,
           logger: this.#logger.child({ container: spec.name, uid: state.ref.uid }),
+          clock: this.#clock,
         }),
         clock: this.#clock,
         logger: this.#logger.child({ pod: `${state.ref.namespace}/${state.ref.name}`, uid: state.ref.uid }),

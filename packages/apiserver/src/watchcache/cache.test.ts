@@ -770,7 +770,7 @@ describe('WatchCache (behaviour)', () => {
       faulty.failList(new Error('list failed'));
       await putIn(base, cmIn('ns', 'c')); // seen
       const lost = await del(base, 'ns', 'a'); // lost with the watch
-      await until(() => clock.pending() > 0, 'the failed relist waits before it retries');
+      await until(() => clock.nextDue() === clock.now() + 1000, 'the failed relist waits before it retries');
       const lists = faulty.lists;
       await clock.advance(999);
       assert.equal(faulty.lists, lists, 'not before a second');
@@ -795,7 +795,7 @@ describe('WatchCache (behaviour)', () => {
       // The store watch fails on the read after the next change.
       faulty.fail(new Error('connection reset'));
       const revs = [await putIn(base, cmIn('ns', 'a')), await putIn(base, cmIn('ns', 'b'))];
-      await until(() => clock.pending() > 0, 'the cache waits before it watches again');
+      await until(() => clock.nextDue() === clock.now() + 200, 'the cache waits before it watches again');
       const watches = faulty.watches;
       await clock.advance(199);
       assert.equal(faulty.watches, watches, 'not before 200 ms');
@@ -819,7 +819,7 @@ describe('WatchCache (behaviour)', () => {
       // The store watch fails on the read after the next change.
       faulty.fail(new StoreError('WatchOverflow', 'overflow'));
       const revs = [await putIn(base, cmIn('ns', 'a')), await putIn(base, cmIn('ns', 'b'))];
-      await until(() => clock.pending() > 0, 'the cache yields before it watches again');
+      await until(() => clock.nextDue() === clock.now(), 'the cache yields before it watches again');
       await clock.advance(0);
       for (const expected of revs) assert.equal(rvOf(await next(queue)), expected, 'without waiting 200 ms');
       queue.end();
@@ -1104,5 +1104,97 @@ describe('WatchCache (behaviour)', () => {
     const line = new WatchLine('ADDED', { data: { k: 'é€' } });
     assert.equal(line.toJSON(), '{"type":"ADDED","object":{"data":{"k":"é€"}}}');
     assert.equal(line.byteLength, Buffer.byteLength('{"type":"ADDED","object":{"data":{"k":"é€"}}}', 'utf8') + 1);
+  });
+});
+
+describe('WatchCache (lifecycle, waiting and fan-out)', () => {
+  it('start() called again lists and follows the store once: each change reaches a watcher once', async () => {
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps);
+    try {
+      await Promise.all([cache.start(), cache.start()]);
+      await cache.start();
+      assert.deepEqual([faulty.lists, faulty.watches], [1, 1], 'one list and one store watch');
+      const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
+      const a = await putIn(base, cmIn('ns', 'a'));
+      const b = await putIn(base, cmIn('ns', 'b'));
+      assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [a, b], 'no change sent twice');
+      queue.end();
+    } finally {
+      cache.stop();
+      await base.close();
+    }
+  });
+
+  it('waits 3 s by default for a resourceVersion it has not reached, then answers 504', async () => {
+    const clock = new FakeClock();
+    await withCache({ clock }, async (cache, store) => {
+      const current = await putIn(store, cmIn('ns', 'a'));
+      const listing = cache.list(namespaceFilter(''), current + 10);
+      let settled = false;
+      listing.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await clock.advance(2_999);
+      assert.equal(settled, false);
+      await clock.advance(1);
+      await assert.rejects(listing, (err: unknown) => err instanceof ApiError && err.code === 504);
+    });
+  });
+
+  it('a list that waited for a resourceVersion leaves no timer behind once the cache reaches it', async () => {
+    const clock = new FakeClock();
+    await withCache({ clock }, async (cache, store) => {
+      const current = await putIn(store, cmIn('ns', 'a'));
+      await within(cache.list(namespaceFilter(''), current), 2000, 'the cache reaching the first write');
+      const timers = clock.pending();
+      const listing = cache.list(namespaceFilter(''), current + 1);
+      assert.equal(clock.pending(), timers + 1, 'the wait is bounded by a timer');
+      const next = await putIn(store, cmIn('ns', 'b'));
+      const { rv } = await within(listing, 2000, 'the list being released');
+      assert.equal(rv, next);
+      assert.equal(clock.pending(), timers, 'its timer was cancelled');
+    });
+  });
+
+  it('once stopped, a list for a resourceVersion it never reached answers at once with what it holds', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryStore();
+    const cache = new WatchCache(store, configmaps, { clock });
+    try {
+      await cache.start();
+      const current = await putIn(store, cmIn('ns', 'a'));
+      await within(cache.list(namespaceFilter(''), current), 2000, 'the cache reaching the write');
+      cache.stop();
+      const { items, rv } = await within(cache.list(namespaceFilter(''), current + 100), 2000, 'a list on a stopped cache');
+      assert.deepEqual([items.map((o) => o.metadata.name), rv], [['a'], current]);
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+
+  it('several watchers of one namespace each get its changes; one ending or joining does not cut off the others', async () => {
+    await withCache({}, async (cache, store) => {
+      const from = await store.currentRevision();
+      const first = await cache.watch({ resourceVersion: from, filter: namespaceFilter('a') });
+      const second = await cache.watch({ resourceVersion: from, filter: namespaceFilter('a') });
+      const selective = await cache.watch({ resourceVersion: from, filter: parseFilter(configmaps, 'a', 'app=x') });
+      const x = await putIn(store, cmIn('a', 'x', { app: 'x' }));
+      for (const q of [first, second, selective]) assert.equal(rvOf(await next(q)), x);
+      first.end();
+      const third = await cache.watch({ resourceVersion: x, filter: namespaceFilter('a') });
+      const y = await putIn(store, cmIn('a', 'y', { app: 'x' }));
+      for (const q of [second, selective, third]) assert.equal(rvOf(await next(q)), y);
+      second.end();
+      selective.end();
+      const z = await putIn(store, cmIn('a', 'z'));
+      assert.equal(rvOf(await next(third)), z, 'the last watcher of the namespace still gets its changes');
+      assert.equal(cache.watcherCount, 1);
+      third.end();
+      assert.equal(cache.watcherCount, 0);
+    });
   });
 });

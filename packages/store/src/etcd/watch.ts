@@ -29,7 +29,7 @@
  * with Closed.
  */
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
-import { realClock, type Clock, type Logger, type Timer } from '@setpoint/api';
+import { Backoff, realClock, type Clock, type Logger, type Timer } from '@setpoint/api';
 import { StoreError, type WatchEvent, type WatchOptions } from '../store.js';
 import { WatchBuffer } from '../watch-channel.js';
 import { storeRevision, type KeyCodec } from './codec.js';
@@ -58,7 +58,7 @@ export class WatchHub {
   private connecting = false;
   private closed = false;
   private nextId = 1;
-  private backoffMs = MIN_BACKOFF_MS;
+  private readonly backoff = new Backoff({ initialMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS });
   private reconnectTimer: Timer | undefined;
   /** Creates sent on the current stream so far; orders creates against progress requests. */
   private sequence = 0;
@@ -133,7 +133,7 @@ export class WatchHub {
         this.progressAsked = undefined;
         stream.on('data', (res: IWatchResponse) => {
           if (this.stream !== stream) return;
-          this.backoffMs = MIN_BACKOFF_MS;
+          this.backoff.reset();
           this.dispatch(res);
         });
         stream.on('error', (err: Error) => this.lost(stream, err));
@@ -157,10 +157,10 @@ export class WatchHub {
 
   private retry(err: unknown): void {
     if (this.closed) return;
-    this.options.logger.warn({ err, retryInMs: this.backoffMs, watches: this.watches.size }, 'etcd watch stream failed; opening it again');
+    const retryInMs = this.backoff.next();
+    this.options.logger.warn({ err, retryInMs, watches: this.watches.size }, 'etcd watch stream failed; opening it again');
     this.reconnectTimer?.cancel();
-    this.reconnectTimer = (this.options.clock ?? realClock).setTimeout(() => this.connect(), this.backoffMs).unref();
-    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+    this.reconnectTimer = (this.options.clock ?? realClock).setTimeout(() => this.connect(), retryInMs).unref();
   }
 
   private create(watch: EtcdWatch): void {
