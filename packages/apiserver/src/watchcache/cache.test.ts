@@ -1160,20 +1160,13 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
   });
 
   it('once stopped, a list for a resourceVersion it never reached answers at once with what it holds', async () => {
-    const clock = new FakeClock();
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { clock });
-    try {
-      await cache.start();
+    await withCache({ clock: new FakeClock() }, async (cache, store) => {
       const current = await putIn(store, cmIn('ns', 'a'));
       await within(cache.list(namespaceFilter(''), current), 2000, 'the cache reaching the write');
       cache.stop();
       const { items, rv } = await within(cache.list(namespaceFilter(''), current + 100), 2000, 'a list on a stopped cache');
       assert.deepEqual([items.map((o) => o.metadata.name), rv], [['a'], current]);
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('several watchers of one namespace each get its changes; one ending or joining does not cut off the others', async () => {
