@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { Deployment, Pod } from '@setpoint/api';
 import { runSimulatedNodes } from '@setpoint/agent';
 import { builtin, Client, Manager, type ControllerMetrics } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { NODE_LEASE_NAMESPACE, registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
 import { SqliteStore } from '@setpoint/store';
 import { BenchReport, Latencies, nowMs, sleep, smoke, until, type Row } from './lib.js';

@@ -21,7 +21,7 @@ import { runInNewContext } from 'node:vm';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { ApiError, type KubeList, type KubeObject, type Status } from '@setpoint/api';
 import { SharedInformer, type ListWatch, type ListOptions, type WatchEvent, type WatchOptions } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { MemoryStore } from '@setpoint/store';
 import { BenchReport, nowMs, ratio, smoke, type Row } from './lib.js';
 

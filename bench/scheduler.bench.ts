@@ -14,7 +14,7 @@
  */
 import type { Node, Pod } from '@setpoint/api';
 import { Client, Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { registerScheduler } from '@setpoint/controllers';
 import { MemoryStore } from '@setpoint/store';
 import { BenchReport, nowMs, smoke, type Row } from './lib.js';

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import type { Deployment, KubeObject } from '@setpoint/api';
 import { Client, Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { parse } from 'yaml';
 import { addGreeterController, desiredDeployment, greeters, observedStatus, type Greeter } from './controller.js';
 

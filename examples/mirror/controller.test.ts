@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConfigMap } from '@setpoint/api';
 import { Client, Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { FINALIZER, LABEL, addMirrorController } from './controller.js';
 
 async function eventually(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {

@@ -16,19 +16,25 @@ export const allowedImports = {
   'workqueue:testing': ['api'],
   store: ['api', 'workqueue'],
   apiserver: ['api', 'store', 'workqueue'],
+  // The client is a library for real clusters: it never imports the server or the store.
   client: ['api', 'workqueue'],
-  'client:testing': ['api', 'store', 'apiserver', 'workqueue'],
+  // The client's own tests start Setpoint's server, in-process or by hand (TLS, discovery).
+  'client:testing': ['api', 'store', 'apiserver', 'testing', 'workqueue'],
+  // The in-process control plane for tests (like envtest): the API server on the memory store, and a client for it.
+  testing: ['api', 'store', 'apiserver', 'client', 'workqueue'],
   controllers: ['api', 'client', 'workqueue'],
-  'controllers:testing': ['api', 'client', 'workqueue'],
+  'controllers:testing': ['api', 'client', 'testing', 'workqueue'],
   agent: ['api', 'client', 'workqueue'],
-  'agent:testing': ['api', 'client', 'workqueue'],
+  'agent:testing': ['api', 'client', 'testing', 'workqueue'],
   // The dashboard is a browser bundle: @setpoint/api, the client's browser-safe Watcher, the work queue's helpers.
   dashboard: ['api', 'client/watcher', 'workqueue'],
   // The dashboard's browser tests start an API server in-process (the app itself talks HTTP only).
-  'dashboard:testing': ['api', 'store', 'apiserver', 'client', 'workqueue'],
+  'dashboard:testing': ['api', 'store', 'apiserver', 'client', 'testing', 'workqueue'],
   setpoint: ['*'],
   bench: ['*'],
   examples: ['api', 'client', 'workqueue'],
+  // The examples' tests run them against the in-process control plane of @setpoint/testing.
+  'examples:testing': ['api', 'client', 'testing', 'workqueue'],
 };
 
 const exportsCache = new Map();
@@ -45,15 +51,15 @@ function exportedSubpaths(pkg) {
   return exportsCache.get(pkg);
 }
 
-/** The area a file belongs to: a package name, "client:testing", "bench", "examples", or null. */
+/** The area a file belongs to: a package name, "client:testing" and the like, "bench", "examples", or null. */
 function areaOf(file) {
   const rel = file.slice(root.length + 1).split(sep);
   if (rel[0] === 'packages' && rel[1]) {
-    // The client's testing entry, and the client's own tests, may start Setpoint's server.
-    if (rel[1] === 'client' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'client:testing';
-    // Controllers' tests run them against the in-process control plane of @setpoint/client/testing.
+    // The client's own tests may start Setpoint's server (its non-test code may not).
+    if (rel[1] === 'client' && (rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'client:testing';
+    // Controllers' tests run them against the in-process control plane of @setpoint/testing.
     if (rel[1] === 'controllers' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'controllers:testing';
-    // The agent's tests run it against the in-process control plane of @setpoint/client/testing.
+    // The agent's tests run it against the in-process control plane of @setpoint/testing.
     if (rel[1] === 'agent' && (rel.includes('testing') || rel[rel.length - 1].endsWith('.test.ts') || rel[2] === 'test')) return 'agent:testing';
     // The work queue's tests run on @setpoint/api's FakeClock.
     if (rel[1] === 'workqueue' && rel[rel.length - 1].endsWith('.test.ts')) return 'workqueue:testing';
@@ -61,6 +67,8 @@ function areaOf(file) {
     if (rel[1] === 'dashboard' && rel[2] === 'test') return 'dashboard:testing';
     return rel[1];
   }
+  // The examples' tests run them against the in-process control plane of @setpoint/testing.
+  if (rel[0] === 'examples' && rel[rel.length - 1].endsWith('.test.ts')) return 'examples:testing';
   if (rel[0] === 'bench' || rel[0] === 'examples') return rel[0];
   return null;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Node } from '@setpoint/api';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { boundPod, eventually, nodeContainer, startProcessAgent, tempDir } from './testing/helpers.js';
 
 const TOKEN = 'agent-test-token';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { Logger, Pod } from '@setpoint/api';
 import type { DeepReadonly } from '@setpoint/client';
 import { Manager, builtin } from '@setpoint/client';
-import { startControlPlaneServingStoreAsIs, writeRaw } from '@setpoint/client/testing';
+import { startControlPlaneServingStoreAsIs, writeRaw } from '@setpoint/testing';
 import { addPodSync, gracePeriodMs } from './podsync.js';
 import { SimulatedRuntime } from './runtime/simulated.js';
 import { eventually } from './testing/helpers.js';

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, FakeClock, type Lease, type Node } from '@setpoint/api';
 import { formatMicroTime, type Client } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runAgent } from './agent.js';
 import { NodeHeartbeat, machineInfo } from './node.js';
 import { eventually } from './testing/helpers.js';

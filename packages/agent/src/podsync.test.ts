@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, type Pod } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { boundPod, eventually, nodeContainer, pidAlive, startProcessAgent, tempDir, type TestAgent } from './testing/helpers.js';
 
 const NODE = 'delete-node';

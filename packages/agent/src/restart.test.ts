@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, type Pod } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { markOf, markedGroupLeaders } from './runtime/records.js';
 import { boundPod, eventually, nodeContainer, pidAlive, tempDir } from './testing/helpers.js';
 

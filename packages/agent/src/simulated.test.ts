@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FakeClock, isApiError, type Pod } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runAgent } from './agent.js';
 import { runSimulatedNodes, SIMULATED_NODE_LABEL } from './simulated.js';
 import { boundPod, eventually } from './testing/helpers.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isApiError, type ConfigMap, type Deployment, type Logger, type Node, type Pod, type ReplicaSet } from '@setpoint/api';
 import { Manager, builtin, type Client } from '@setpoint/client';
-import { startControlPlaneServingStoreAsIs, writeRaw, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlaneServingStoreAsIs, writeRaw, type ControlPlane } from '@setpoint/testing';
 import { registerDeploymentController } from './deployment/index.js';
 import { registerGarbageCollector } from './gc/index.js';
 import { registerNamespaceController } from './namespace/index.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, type Deployment, type KubeObject, type Namespace, type Pod, type ReplicaSet } from '@setpoint/api';
 import { Manager, type ResourceClient, type WatchEvent } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { eventually, isActive, isPodReady, watchPods } from './deployment/harness.test-support.js';
 import { FOREGROUND_FINALIZER } from './gc/index.js';
 import { registerBuiltinControllers } from './index.js';

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { ApiClient } from '../src/api/client.js';
 import { controllerStats, parsePrometheus, quantile } from '../src/api/metrics.js';
 import { Reflector } from '../src/api/reflector.js';

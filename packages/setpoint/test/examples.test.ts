@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import type { Pod } from '@setpoint/api';
 import { containerLogPath, podDir, podFilesDir, ProcessRuntime, runAgent } from '@setpoint/agent';
 import { Manager, type Client } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { registerBuiltinControllers, registerScheduler } from '@setpoint/controllers';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples');

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { Node, Pod } from '@setpoint/api';
 import { runAgent } from '@setpoint/agent';
 import { Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { registerNodeLifecycleController, registerReplicaSetController, registerScheduler } from '@setpoint/controllers';
 
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {

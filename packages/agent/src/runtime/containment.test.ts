@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Container, Logger, Pod } from '@setpoint/api';
 import type { Client } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { boundPod, eventually, startProcessAgent, tempDir, type TestAgent } from '../testing/helpers.js';
 import { PodIdentities } from './serviceaccount.js';
 import { canChangeUser, ownUser } from './users.js';

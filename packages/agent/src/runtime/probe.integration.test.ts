@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Pod } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { boundPod, eventually, nodeContainer, startProcessAgent, tempDir, type TestAgent } from '../testing/helpers.js';
 
 const NODE = 'probe-node';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '@setpoint/api';
 import { builtinResources } from '@setpoint/apiserver';
-import { startControlPlane, type ControlPlane } from '../testing/index.js';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { Client } from './client.js';
 
 describe('Discovery against a control plane', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, type ConfigMap, type Deployment, type Status } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '../testing/index.js';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { builtin } from './builtin.js';
 import { Client } from './client.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startControlPlane } from '../testing/index.js';
+import { startControlPlane } from '@setpoint/testing';
 import { Client } from './client.js';
 
 describe('Client across an API server restart', () => {

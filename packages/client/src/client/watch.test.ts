@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ConfigMap } from '@setpoint/api';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { waitFor } from '../http/stub-server.test-support.js';
-import { startControlPlane, type ControlPlane } from '../testing/index.js';
 import type { WatchEvent } from '../types.js';
 import { Client } from './client.js';
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig, CoreV1Api, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeList, KubeObject } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '../testing/index.js';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import type { ListWatch, ResourceRef } from '../types.js';
 import { DeletedFinalStateUnknown } from './handlers.js';
 import { SharedInformer } from './informer.js';

@@ -7,7 +7,7 @@
  */
 import { after, before } from 'node:test';
 import type { ConfigMap } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '../testing/index.js';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import type { ListWatch } from '../types.js';
 import { listWatchConformance, type OpenedListWatch } from './conformance.js';
 import { FakeListWatch } from './fake-listwatch.test.js';

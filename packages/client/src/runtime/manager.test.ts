@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isApiError, type ConfigMap, type KubeObject, type Secret } from '@setpoint/api';
+import { startControlPlane } from '@setpoint/testing';
 import { Client } from '../client/index.js';
 import { builtin } from '../client/index.js';
-import { startControlPlane } from '../testing/index.js';
 import { retryOnConflict } from './helpers/conflict.js';
 import { Expectations } from './helpers/expectations.js';
 import { controllerOf, enqueueMapped } from './handlers.js';

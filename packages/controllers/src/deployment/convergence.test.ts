@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runFakeNode } from '../testing/node.js';
 import { resolveFenceposts } from './fenceposts.js';
 import { deployment, eventually, isActive, isPodReady, startHarness, waitRolledOut, watchPods, type Harness } from './harness.test-support.js';

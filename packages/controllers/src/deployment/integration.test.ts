@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { jsonClone, type Pod, type ReplicaSet } from '@setpoint/api';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runFakeNode } from '../testing/node.js';
 import { AVAILABLE, PROGRESSING, Reasons } from './conditions.js';
 import { condition, deployment, eventually, isActive, isPodReady, startHarness, waitRolledOut, watchPods, type Harness } from './harness.test-support.js';

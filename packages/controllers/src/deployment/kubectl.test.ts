@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runFakeNode } from '../testing/node.js';
 import { deployment, eventually, startHarness, waitRolledOut, type Harness } from './harness.test-support.js';
 import { CHANGE_CAUSE_ANNOTATION, REVISION_ANNOTATION } from './replicasets.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, type ConfigMap, type KubeObject, type OwnerReference, type Secret } from '@setpoint/api';
 import { Manager, builtin } from '@setpoint/client';
-import { FakeClock, startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { FakeClock, startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { FOREGROUND_FINALIZER, readPreferredResources, registerGarbageCollector, type GarbageCollector } from './index.js';
 
 async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {

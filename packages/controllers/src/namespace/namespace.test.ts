@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, silentLogger, type Namespace, type NamespaceCondition } from '@setpoint/api';
 import { Manager } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { readPreferredResources } from '../gc/discovery.js';
 import { registerNamespaceController, syncNamespace } from './index.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeClock, isApiError, type Event, type Node, type Pod, type Taint, type Toleration } from '@setpoint/api';
 import { Manager, type Client } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { formatTime } from './health.js';
 import { registerNodeLifecycleController, TAINT_UNREACHABLE, type NodeLifecycle, type NodeLifecycleOptions } from './index.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Pod, ReplicaSet } from '@setpoint/api';
 import { Manager, type Client } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { runFakeNode, type FakeNodeOptions } from '../testing/node.js';
 import { registerReplicaSetController } from './index.js';
 import { isPodActive, isPodReady } from './pods.js';

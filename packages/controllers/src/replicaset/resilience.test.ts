@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isApiError, type Pod, type ReplicaSet } from '@setpoint/api';
 import { Manager, type Client, type ResourceRef, type WatchOptions } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { registerReplicaSetController } from './index.js';
 import { isPodActive } from './pods.js';
 

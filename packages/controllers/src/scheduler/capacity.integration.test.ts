@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Pod } from '@setpoint/api';
 import { Client, Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { addNode, apiPod, eventually, seededRandom } from './fixtures.test-support.js';
 import { registerScheduler } from './index.js';
 import { podRequests } from './resources.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeClock, type Node, type Pod, type PodCondition } from '@setpoint/api';
 import { builtin, Client, Manager } from '@setpoint/client';
-import { startControlPlane } from '@setpoint/client/testing';
+import { startControlPlane } from '@setpoint/testing';
 import { addNode, apiPod, eventually, seededRandom } from './fixtures.test-support.js';
 import { registerScheduler, Scheduler } from './index.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isApiError, type ServiceAccount } from '@setpoint/api';
 import { Manager } from '@setpoint/client';
-import { startControlPlane, type ControlPlane } from '@setpoint/client/testing';
+import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { DEFAULT_SERVICE_ACCOUNT, registerServiceAccountController } from './index.js';
 
 async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {

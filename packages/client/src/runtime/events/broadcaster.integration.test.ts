@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type Event, type KubeList, type KubeObject } from '@setpoint/api';
-import { startControlPlane } from '../../testing/controlplane.js';
+import { startControlPlane } from '@setpoint/testing';
 import { EventBroadcaster, type EventClient } from './broadcaster.js';
 
 async function request<T>(method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<T> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Condition, KubeObject } from '@setpoint/api';
-import { startControlPlane } from '../../testing/index.js';
+import { startControlPlane } from '@setpoint/testing';
 import { setCondition } from './conditions.js';
 import { updateStatusIfChanged } from './status.js';
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type Lease } from '@setpoint/api';
-import { startControlPlane } from '../../testing/controlplane.js';
+import { startControlPlane } from '@setpoint/testing';
 import { LeaderElector } from './leaderelector.js';
 import { LeaseLock, type LeaseClient } from './leaselock.js';
 

@@ -10,7 +10,7 @@
  * option that makes the API server serve stored objects unchecked is set in this one place.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResourceRef } from '../types.js';
+import type { ResourceRef } from '@setpoint/client';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './controlplane.js';
 
 /** A control plane (startControlPlane) whose API server serves what its store holds without checking it. */

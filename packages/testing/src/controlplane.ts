@@ -11,9 +11,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiServer, renderKubeconfig, type ApiServerOptions, type WatchCacheOptions } from '@setpoint/apiserver';
+import { Client, type ClientConfig } from '@setpoint/client';
 import { MemoryStore, type Store } from '@setpoint/store';
-import { Client } from '../client/index.js';
-import type { ClientConfig } from '../types.js';
 
 export interface ControlPlaneOptions {
   /** The store to serve; default a new MemoryStore (closed by stop()). */
