@@ -192,7 +192,7 @@ for (const { name, mutate } of runs) {
     commandRunner: {
       // --test-force-exit: once every test has finished (or failed on its own deadline), exit even if
       // a mutant left timers or a busy loop behind, so that a deadline counts as a kill, not a hang.
-      command: `node --test-force-exit --conditions=setpoint-src --import tsx scripts/mutation-tests.mjs ${testFiles.join(' ')}`,
+      command: `node --test-force-exit --test-reporter=./scripts/mutation-bail.mjs --test-reporter-destination=stdout --conditions=setpoint-src --import tsx scripts/mutation-tests.mjs ${testFiles.join(' ')}`,
     },
     // The command runner cannot tell which test covers which mutant: every mutant runs every test.
     coverageAnalysis: 'off',

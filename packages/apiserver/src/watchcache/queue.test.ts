@@ -302,4 +302,47 @@ describe('EventQueue', () => {
     assert.equal(q.bytes, 0);
     assert.equal(q.size, 0);
   });
+
+  it('bounds given as a number are the item limit', async () => {
+    const q = new EventQueue<string>(2, () => new Error('over'));
+    assert.equal(q.push('a'), true);
+    assert.equal(q.push('b'), true);
+    assert.equal(q.closed, false);
+    assert.equal(q.push('c'), false);
+    assert.equal(q.overflowedBounds, true);
+    await assert.rejects(q.next(), /over/);
+  });
+
+  it('offer to a waiting reader ignores the unflushed bytes, as push does', async () => {
+    const q = sized(10, 4);
+    q.countUnflushed(() => 100);
+    const read = q.next();
+    assert.equal(q.offer('x'), true);
+    assert.deepEqual(await read, { value: 'x', done: false });
+    assert.equal(q.offer('y'), false, 'with no reader waiting, 100 unflushed bytes leave no room');
+    assert.equal(q.closed, false);
+  });
+
+  it('offer on a queue that does not size its items drops only past the item limit', () => {
+    const q = new EventQueue<string>({ limit: 1, maxBytes: 1 }, () => undefined);
+    assert.equal(q.offer('long item'), true);
+    assert.equal(q.offer('another'), false);
+    assert.equal(q.closed, false);
+  });
+
+  it('whenBelow with exactly the byte mark already queued waits', async () => {
+    const q = sized(100);
+    q.push('aaaaa');
+    const w = q.whenBelow(100, 5);
+    assert.equal(await settled(w), false, '5 bytes are not below 5');
+    await q.next();
+    assert.equal(await settled(w), true);
+  });
+
+  it('return() answers done, as an iterator that finished', async () => {
+    const q = sized(5);
+    q.push('a');
+    assert.deepEqual(await q.return(), { value: undefined, done: true });
+    assert.deepEqual(await q.next(), { value: undefined, done: true });
+  });
 });

@@ -100,7 +100,8 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   /** Adds an item; false when the queue has ended (or just ended by overflowing). */
   push(item: T): boolean {
     if (this.ended) return false;
-    if (this.waiting !== undefined && this.source === undefined) {
+    // A reader waits only once the source is drained (startWith comes before any read).
+    if (this.waiting !== undefined) {
       const resolve = this.waiting;
       this.waiting = undefined;
       this.waitingReject = undefined;
@@ -121,10 +122,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
 
   /** Adds an item if it fits; an item that does not is dropped (false) and the queue stays open. */
   offer(item: T): boolean {
-    if (this.ended) return false;
-    if (this.waiting === undefined || this.source !== undefined) {
-      if (!this.fits(this.sizeOf?.(item) ?? 0)) return false;
-    }
+    if (this.waiting === undefined && !this.fits(this.sizeOf?.(item) ?? 0)) return false;
     return this.push(item);
   }
 
@@ -210,7 +208,6 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
 
   private fits(size: number): boolean {
     if (this.size >= this.limit) return false;
-    if (this.maxBytes === Infinity) return true;
     const held = this.bytes;
     // One item always fits into an empty queue, whatever its size.
     return held === 0 || held + size <= this.maxBytes;
