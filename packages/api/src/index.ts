@@ -9,4 +9,4 @@ export * from './kinds/index.js';
 export * from './podlog.js';
 export type { Schema } from './schema.js';
 export * from './util/index.js';
-export { silentLogger, type Logger } from './log.js';
+export { recordingLogger, silentLogger, type LogLine, type Logger } from './log.js';

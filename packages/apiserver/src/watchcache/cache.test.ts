@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
-import { ApiError, FakeClock, type KubeObject } from '@setpoint/api';
+import { ApiError, FakeClock, recordingLogger, type KubeObject } from '@setpoint/api';
 import { MemoryStore, StoreError, type Store, type WatchEvent } from '@setpoint/store';
 import { configMapResource as configmaps } from '../registry/kinds/configmap.js';
 import { deployments } from '../registry/kinds/deployment.js';
@@ -1189,5 +1189,23 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       third.end();
       assert.equal(cache.watcherCount, 0);
     });
+  });
+
+  it('logs as component watchcache with its resource, e.g. when it closes a watcher that fell behind', async () => {
+    const logger = recordingLogger();
+    await withCache({ logger, maxQueued: 1 }, async (cache, store) => {
+      const stuck = await cache.watch({ resourceVersion: await store.currentRevision(), filter: namespaceFilter('') });
+      await putIn(store, cmIn('ns', 'a'));
+      await putIn(store, cmIn('ns', 'b'));
+      await until(() => stuck.closed, 'the watcher closed for falling behind');
+    });
+    const line = logger.lines.find((l) => l.message === 'forcing watcher close due to unresponsiveness');
+    assert.deepEqual(line?.bindings, { component: 'watchcache', resource: 'configmaps' });
+  });
+
+  it('stop() before start() ends nothing and throws nothing', () => {
+    const cache = new WatchCache(new MemoryStore(), configmaps);
+    cache.stop();
+    assert.equal(cache.watcherCount, 0);
   });
 });

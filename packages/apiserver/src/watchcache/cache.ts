@@ -103,6 +103,7 @@ export class WatchCache {
   /** The revision the cache reflects: every change up to it has been applied. */
   rv = 0;
   private readonly objects = new Map<string, KubeObject>();
+  // Stryker disable next-line ArrayDeclaration: load() replaces it before the cache serves anything
   private window: CacheEvent[] = [];
   private windowHead = 0;
   /** Watches from a resourceVersion at or above this are served from the window. */
