@@ -5,24 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Logger, Pod } from '@setpoint/api';
+import { recordingLogger, type Pod } from '@setpoint/api';
 import type { DeepReadonly } from '@setpoint/client';
 import { Manager, builtin } from '@setpoint/client';
 import { startControlPlaneServingStoreAsIs, writeRaw } from '@setpoint/testing';
 import { addPodSync, gracePeriodMs } from './podsync.js';
 import { SimulatedRuntime } from './runtime/simulated.js';
 import { eventually } from './testing/helpers.js';
-
-interface Line {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-function recordingLogger(lines: Line[], bound: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, fields: { ...bound, ...(fields as Record<string, unknown>) }, message });
-  return { debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => recordingLogger(lines, { ...bound, ...fields }) };
-}
 
 const NODE = 'malformed-node';
 const container = { name: 'main', image: 'busybox' };
@@ -37,8 +26,8 @@ describe('pod sync and malformed pods', () => {
     };
     for (const [name, spec] of Object.entries(bad)) await writeRaw(cp, builtin.pods, { metadata: { name, namespace: 'default' }, spec });
 
-    const lines: Line[] = [];
-    const manager = new Manager({ client: cp.client, logger: recordingLogger(lines), gracefulShutdownMs: 1000 });
+    const logger = recordingLogger();
+    const manager = new Manager({ client: cp.client, logger, gracefulShutdownMs: 1000 });
     const simulated = new SimulatedRuntime({ readyDelayMs: 0 });
     const synced = new Set<string>();
     const runtime = new Proxy(simulated, {
@@ -55,12 +44,12 @@ describe('pod sync and malformed pods', () => {
       await cp.client.pods().create({ metadata: { name: 'healthy', namespace: 'default' }, spec: { nodeName: NODE, containers: [container] } }, { namespace: 'default' });
       await eventually('the healthy pod Running', async () => (await cp.client.pods().get('healthy', { namespace: 'default' })).status?.phase === 'Running');
       for (const name of Object.keys(bad)) {
-        await eventually(`a report of ${name}`, () => lines.some((l) => l.level === 'warn' && l.fields.key === `default/${name}` && /panicked/.test(l.message)));
+        await eventually(`a report of ${name}`, () => logger.lines.some((l) => l.level === 'warn' && l.fields.key === `default/${name}` && /panicked/.test(l.message)));
       }
       const panics = await manager.metrics.registry.getSingleMetric('controller_runtime_reconcile_panics_total')!.get();
       assert.ok(panics.values.reduce((n, v) => n + v.value, 0) >= 3, 'each malformed pod is counted');
       assert.deepEqual([...synced], ['healthy'], 'no malformed pod reached the runtime');
-      const err = lines.find((l) => l.fields.key === 'default/null-container')?.fields.err as Error;
+      const err = logger.lines.find((l) => l.fields.key === 'default/null-container')?.fields.err as Error;
       assert.match(err.message, /json: cannot unmarshal null into Go struct field PodSpec\.spec\.containers of type v1\.Container/);
     } finally {
       abort.abort();

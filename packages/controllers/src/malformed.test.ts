@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isApiError, type ConfigMap, type Deployment, type Logger, type Node, type Pod, type ReplicaSet } from '@setpoint/api';
+import { isApiError, recordingLogger, type ConfigMap, type Deployment, type LogLine, type Node, type Pod, type ReplicaSet } from '@setpoint/api';
 import { Manager, builtin, type Client } from '@setpoint/client';
 import { startControlPlaneServingStoreAsIs, writeRaw, type ControlPlane } from '@setpoint/testing';
 import { registerDeploymentController } from './deployment/index.js';
@@ -20,22 +20,11 @@ import { addNode, apiPod } from './scheduler/fixtures.test-support.js';
 import { registerScheduler } from './scheduler/index.js';
 import { registerServiceAccountController } from './serviceaccount/index.js';
 
-interface Line {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-function recordingLogger(lines: Line[], bound: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, fields: { ...bound, ...(fields as Record<string, unknown>) }, message });
-  return { debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => recordingLogger(lines, { ...bound, ...fields }) };
-}
-
 interface Harness extends AsyncDisposable {
   readonly cp: ControlPlane;
   readonly client: Client;
   readonly manager: Manager;
-  readonly lines: Line[];
+  readonly lines: readonly LogLine[];
 }
 
 /** A control plane serving its store as is, and a manager running what `register` adds; both stopped on dispose. */
@@ -47,8 +36,8 @@ async function start(setup: (cp: ControlPlane) => Promise<void>, register: (mana
     await cp.stop();
     throw err;
   }
-  const lines: Line[] = [];
-  const manager = new Manager({ client: cp.client, logger: recordingLogger(lines), gracefulShutdownMs: 2_000 });
+  const logger = recordingLogger();
+  const manager = new Manager({ client: cp.client, logger, gracefulShutdownMs: 2_000 });
   register(manager);
   const abort = new AbortController();
   const running = manager.start(abort.signal);
@@ -56,7 +45,7 @@ async function start(setup: (cp: ControlPlane) => Promise<void>, register: (mana
     cp,
     client: cp.client,
     manager,
-    lines,
+    lines: logger.lines,
     async [Symbol.asyncDispose]() {
       abort.abort();
       await running;
@@ -94,7 +83,7 @@ async function failuresCounted(manager: Manager): Promise<number> {
 
 /** Waits until a warning or error names `name` (as its key, name or pod) and a containment counter moved. */
 async function reported(h: Harness, name: string): Promise<void> {
-  const names = (l: Line) => Object.values(l.fields).some((v) => v === name || (typeof v === 'string' && v.endsWith(`/${name}`)));
+  const names = (l: LogLine) => Object.values({ ...l.bindings, ...l.fields }).some((v) => v === name || (typeof v === 'string' && v.endsWith(`/${name}`)));
   await eventually(`a report of ${name}`, async () => h.lines.some((l) => (l.level === 'warn' || l.level === 'error') && names(l)) && (await failuresCounted(h.manager)) > 0);
 }
 

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock } from '@setpoint/api';
+import { FakeClock, recordingLogger } from '@setpoint/api';
 import type { InformerErrorStage, InformerMetrics } from './handlers.js';
 import { SharedInformer } from './informer.js';
-import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
+import { cm, FakeListWatch, until, type ConfigMap } from './fake-listwatch.test.js';
 
 class CountingMetrics implements InformerMetrics {
   readonly counts = new Map<string, number>();

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '@setpoint/api';
+import { FakeClock, recordingLogger } from '@setpoint/api';
 import type { ResourceRef } from '../types.js';
 import { SharedInformerFactory, type InformerSelectors, type SharedInformerFactoryOptions } from './factory.js';
-import { cm, FakeListWatch, recordingLogger, until } from './fake-listwatch.test.js';
+import { cm, FakeListWatch, until } from './fake-listwatch.test.js';
 
 // Tests that wait have a deadline ({ timeout }), so one that would hang fails instead.
 

@@ -2,7 +2,7 @@
  * Test helpers (no tests of their own): a scripted ListWatch, ConfigMap builders, a recording
  * logger and `until`, which waits for a condition with a deadline instead of sleeping.
  */
-import { ApiError, type KubeList, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, type KubeList, type KubeObject } from '@setpoint/api';
 import type { ListOptions, ListWatch, WatchEvent, WatchEventType, WatchOptions } from '../types.js';
 
 export interface ConfigMap extends KubeObject {
@@ -142,16 +142,4 @@ export class FakeListWatch<T extends KubeObject = ConfigMap> implements ListWatc
     await until(() => this.watches.length > n, `watch #${n}`);
     return this.watches[n]!;
   }
-}
-
-/** A logger that keeps what it is given. */
-export function recordingLogger(): Logger & { lines: Array<{ level: string; fields: object; message: string }> } {
-  const lines: Array<{ level: string; fields: object; message: string }> = [];
-  const at =
-    (level: string) =>
-    (fields: object, message: string): void => {
-      lines.push({ level, fields, message });
-    };
-  const logger = { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
-  return logger;
 }

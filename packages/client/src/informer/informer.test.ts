@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, FakeClock, type Logger } from '@setpoint/api';
+import { ApiError, FakeClock, recordingLogger, type Logger } from '@setpoint/api';
 import { DeletedFinalStateUnknown, MIN_RESYNC_PERIOD_MS, deletedObject, type InformerErrorStage, type ResourceEventHandler } from './handlers.js';
 import { SharedInformer, type SharedInformerOptions } from './informer.js';
 import { Listener } from './handlers.js';
 import type { DeepReadonly } from './store.js';
-import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
+import { cm, FakeListWatch, until, type ConfigMap } from './fake-listwatch.test.js';
 
 // Tests that wait have a deadline ({ timeout }), so one that would hang fails instead.
 

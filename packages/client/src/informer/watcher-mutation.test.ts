@@ -6,10 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, FakeClock, type KubeList } from '@setpoint/api';
+import { ApiError, FakeClock, recordingLogger, type KubeList } from '@setpoint/api';
 import type { ListOptions, WatchOptions } from '../types.js';
 import { Watcher, isGone, type WatcherEvent, type WatcherMachineState, type WatcherOptions } from './watcher.js';
-import { cm, FakeListWatch, recordingLogger, until, type ConfigMap } from './fake-listwatch.test.js';
+import { cm, FakeListWatch, until, type ConfigMap } from './fake-listwatch.test.js';
 
 const KINDS = new Set(['init', 'initApply', 'initDone', 'apply', 'delete', 'health']);
 

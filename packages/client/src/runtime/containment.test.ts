@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, type KubeObject, type Logger } from '@setpoint/api';
+import { FakeClock, recordingLogger, type KubeObject } from '@setpoint/api';
 import { Client } from '../client/index.js';
 import { Controller, type WatchedInformer } from './controller.js';
 import { Manager } from './manager.js';
@@ -41,13 +41,6 @@ class ScriptedInformer implements WatchedInformer<KubeObject> {
   delete(obj: KubeObject): void {
     this.handler?.onDelete?.(obj);
   }
-}
-
-function recordingLogger(): Logger & { lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> } {
-  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, fields: fields as Record<string, unknown>, message });
-  const logger = { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
-  return logger;
 }
 
 async function settle(turns = 20): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, within, type KubeObject, type Logger } from '@setpoint/api';
+import { FakeClock, recordingLogger, within, type KubeObject, type Logger } from '@setpoint/api';
 import { Controller, type WatchedInformer } from './controller.js';
 import { enqueueMapped, enqueueObject } from './handlers.js';
 import { ControllerMetrics } from './metrics.js';
@@ -56,14 +56,6 @@ class ScriptedInformer implements WatchedInformer<KubeObject> {
     else if (event === 'update') h?.onUpdate?.(a as KubeObject, b as KubeObject);
     else h?.onDelete?.(a as KubeObject);
   }
-}
-
-type Line = { level: string; bindings: Record<string, unknown>; fields: Record<string, unknown>; message: string };
-
-/** A logger that keeps every line with the bindings of the child it was written to. */
-function recordingLogger(lines: Line[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: Line[] } {
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, bindings, fields: fields as Record<string, unknown>, message });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (b: object) => recordingLogger(lines, { ...bindings, ...b }) };
 }
 
 /** The sum of a metric's samples whose labels include `labels` (`sample`: e.g. the histogram's "_count"). */

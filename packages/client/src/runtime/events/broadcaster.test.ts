@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, FakeClock, type Event, type KubeObject, type Logger } from '@setpoint/api';
+import { ApiError, FakeClock, recordingLogger, type Event, type KubeObject } from '@setpoint/api';
 import { EventBroadcaster, type EventBroadcasterOptions, type EventClient } from './broadcaster.js';
 import type { EventPatch } from './correlator.js';
 import { FakeEventRecorder } from './fake.js';
@@ -49,25 +49,13 @@ class FakeEventClient implements EventClient {
   }
 }
 
-function recordingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = {
-    debug: (_f, m) => void lines.push(`debug ${m}`),
-    info: (_f, m) => void lines.push(`info ${m}`),
-    warn: (_f, m) => void lines.push(`warn ${m}`),
-    error: (_f, m) => void lines.push(`error ${m}`),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
-
 function setup(options: Partial<EventBroadcasterOptions> = {}) {
   const clock = new FakeClock();
   const client = new FakeEventClient(clock);
-  const { logger, lines } = recordingLogger();
+  const logger = recordingLogger();
   const broadcaster = new EventBroadcaster({ client, clock, logger, random: () => 0.5, ...options });
   const recorder = broadcaster.newRecorder({ component: 'web-controller', host: 'node-1' });
-  return { clock, client, lines, broadcaster, recorder };
+  return { clock, client, logger, broadcaster, recorder };
 }
 
 const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'prod', uid: 'u-1', resourceVersion: '7' } };
@@ -173,7 +161,7 @@ describe('EventBroadcaster', () => {
   });
 
   it('retries transport errors with a randomised first wait, but not rejections by the server', async () => {
-    const { clock, client, lines, broadcaster, recorder } = setup({ retryIntervalMs: 10_000 });
+    const { clock, client, logger, broadcaster, recorder } = setup({ retryIntervalMs: 10_000 });
     client.failures.push(new Error('socket hang up'), new ApiError('ServiceUnavailable', 'POST /api/v1/namespaces/prod/events: connect ECONNREFUSED'));
     recorder.event(pod, 'Normal', 'Started', 'started');
     await clock.advance(60_000);
@@ -186,17 +174,17 @@ describe('EventBroadcaster', () => {
     await clock.advance(60_000);
     await broadcaster.flush();
     assert.equal(client.calls.length, 4);
-    assert.ok(lines.includes('error the server rejected the event (will not retry)'));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && l.message === 'the server rejected the event (will not retry)'));
   });
 
   it('gives up after maxTries', async () => {
-    const { clock, client, lines, broadcaster, recorder } = setup({ maxTries: 3 });
+    const { clock, client, logger, broadcaster, recorder } = setup({ maxTries: 3 });
     client.failures.push(new Error('down'), new Error('down'), new Error('down'), new Error('down'));
     recorder.event(pod, 'Normal', 'Started', 'started');
     await clock.advance(60_000);
     await broadcaster.flush();
     assert.equal(client.calls.length, 3);
-    assert.ok(lines.includes('error unable to write the event (retry limit exceeded)'));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && l.message === 'unable to write the event (retry limit exceeded)'));
   });
 
   it('creates the Event again, with the count so far, when a patch finds it gone', async () => {
@@ -215,7 +203,7 @@ describe('EventBroadcaster', () => {
   });
 
   it('never throws to the caller, and drops with a log line what it cannot record', async () => {
-    const { client, lines, broadcaster, recorder } = setup({ maxTries: 1 });
+    const { client, logger, broadcaster, recorder } = setup({ maxTries: 1 });
     recorder.event({ metadata: { name: 'no-kind' } }, 'Normal', 'X', 'y');
     recorder.event(pod, 'Bogus' as EventType, 'X', 'y');
     client.create = () => {
@@ -223,18 +211,18 @@ describe('EventBroadcaster', () => {
     };
     recorder.event(pod, 'Normal', 'X', 'y');
     await broadcaster.flush();
-    assert.ok(lines.includes('error cannot make a reference to the object (no kind or name); dropping the event'));
-    assert.ok(lines.includes('error unsupported event type; dropping the event'));
-    assert.ok(lines.includes('error unable to write the event (may retry after sleeping)'));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && l.message === 'cannot make a reference to the object (no kind or name); dropping the event'));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && l.message === 'unsupported event type; dropping the event'));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && l.message === 'unable to write the event (may retry after sleeping)'));
     await broadcaster.shutdown();
   });
 
   it('drops new events when too many wait, and says so', async () => {
-    const { client, lines, broadcaster, recorder } = setup({ maxQueued: 2 });
+    const { client, logger, broadcaster, recorder } = setup({ maxQueued: 2 });
     for (let i = 0; i < 5; i++) recorder.event({ ...pod, metadata: { ...pod.metadata, name: `web-${i}`, uid: `u-${i}` } }, 'Normal', 'X', 'y');
     await broadcaster.flush();
     assert.equal(client.calls.length, 2);
-    assert.ok(lines.includes('warn too many events waiting to be written; dropping events'));
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && l.message === 'too many events waiting to be written; dropping events'));
   });
 
   it('after shutdown, drops new events and stops retrying', async () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ApiError, FakeClock, isApiError, type Lease, type Logger } from '@setpoint/api';
+import { ApiError, FakeClock, isApiError, recordingLogger, type Lease } from '@setpoint/api';
 import { JITTER_FACTOR, LeaderElector, type LeaderElectorOptions } from './leaderelector.js';
 import { formatMicroTime, LeaseLock, recordFromLease, type LeaderElectionRecord, type LeaseClient, type ResourceLock } from './leaselock.js';
 
@@ -492,23 +492,13 @@ class MemoryLock implements ResourceLock {
   }
 }
 
-/** A logger that keeps every line as `level message`, with its fields. */
-function recordingLogger(): { logger: Logger; lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> } {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
-  const make = (bindings: object): Logger => {
-    const at = (level: string) => (fields: object, message: string) => void lines.push({ level, message, fields: { ...bindings, ...fields } });
-    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (more) => make({ ...bindings, ...more }) };
-  };
-  return { logger: make({}), lines };
-}
-
 /** One elector on a MemoryLock, recording what it tells its user. */
 function single(lock: MemoryLock, options: Partial<LeaderElectorOptions> = {}) {
   const started: number[] = [];
   const stopped: number[] = [];
   const reasons: string[] = [];
   const newLeaders: string[] = [];
-  const { logger, lines } = recordingLogger();
+  const logger = recordingLogger();
   const elector = new LeaderElector({
     lock,
     identity: 'me',
@@ -534,7 +524,7 @@ function single(lock: MemoryLock, options: Partial<LeaderElectorOptions> = {}) {
     },
     ...options,
   });
-  return { elector, started, stopped, reasons, newLeaders, lines };
+  return { elector, started, stopped, reasons, newLeaders, logger };
 }
 
 /** A record as another candidate writes it. */
@@ -693,7 +683,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(3_000);
     assert.equal(lock.record?.holderIdentity, 'me', 'the lease was written');
     assert.deepEqual(me.started, [], 'but too late to lead safely');
-    assert.equal(me.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)), true);
+    assert.equal(me.logger.lines.some((l) => l.level === 'warn' && /too late/.test(l.message)), true);
     lock.latencyMs = 0;
     await clock.advance(2_000);
     assert.equal(me.started.length, 1, 'a fast renewal of its own lease then leads');
@@ -845,7 +835,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(1);
     await run;
     assert.equal(clock.now() - cancelled, RENEW_MS);
-    assert.equal(me.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)), true);
+    assert.equal(me.logger.lines.some((l) => l.level === 'error' && /releasing the lease timed out/.test(l.message)), true);
     assert.equal(me.elector.getLeader(), 'me', 'not released');
   });
 
@@ -861,9 +851,9 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
     assert.equal(lock.record?.holderIdentity, 'next');
-    assert.equal(me.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)), true);
+    assert.equal(me.logger.lines.some((l) => l.level === 'info' && /nothing to release/.test(l.message)), true);
     assert.deepEqual(
-      me.lines.filter((l) => /released the lease|timed out|failed to release/.test(l.message)),
+      me.logger.lines.filter((l) => /released the lease|timed out|failed to release/.test(l.message)),
       [],
       'neither released nor timed out',
     );
@@ -924,7 +914,7 @@ describe('LeaderElector timing', () => {
     controller.abort();
     await clock.advance(0);
     await run;
-    const errors = me.lines.filter((l) => l.level === 'error').map((l) => [l.message, l.fields['err']]);
+    const errors = me.logger.lines.filter((l) => l.level === 'error').map((l) => [l.message, l.fields['err']]);
     assert.deepEqual(errors, [
       ['onNewLeader threw', boom],
       ['the leader callback failed', boom],
@@ -945,7 +935,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(2_000);
     assert.deepEqual(me.started, []);
     assert.equal(me.elector.getLeader(), 'winner');
-    assert.equal(me.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')), true);
+    assert.equal(me.logger.lines.some((l) => l.level === 'error' && l.message === 'error creating the lease' && isApiError(l.fields['err'], 'AlreadyExists')), true);
     controller.abort();
     await clock.advance(200);
     await run;
@@ -966,7 +956,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
     assert.deepEqual(
-      me.lines.map((l) => `${l.level} ${l.message}`),
+      me.logger.lines.map((l) => `${l.level} ${l.message}`),
       [
         'info attempting to acquire leader lease',
         'info new leader observed',
@@ -978,9 +968,9 @@ describe('LeaderElector timing', () => {
         'info released the lease',
       ],
     );
-    const lines = me.lines.filter((l) => l.level !== 'debug');
-    assert.equal(me.lines[3]?.fields['err'] instanceof Error, true);
-    for (const l of me.lines) assert.deepEqual([l.fields['lease'], l.fields['identity']], [`${NS}/${NAME}`, 'me']);
+    const lines = me.logger.lines.filter((l) => l.level !== 'debug');
+    assert.equal(me.logger.lines[3]?.fields['err'] instanceof Error, true);
+    for (const l of me.logger.lines) assert.deepEqual([l.bindings['lease'], l.bindings['identity']], [`${NS}/${NAME}`, 'me']);
     assert.equal(lines[1]?.fields['leader'], 'me');
     assert.equal(lines[4]?.fields['reason'], 'cancel');
     assert.equal(lines[3]?.fields['err'] instanceof Error, true);
@@ -1020,11 +1010,11 @@ describe('LeaderElector timing', () => {
     controller.abort();
     await clock.advance(0);
     await run;
-    const failed = me.lines.filter((l) => l.message === 'failed to release the lease');
+    const failed = me.logger.lines.filter((l) => l.message === 'failed to release the lease');
     assert.equal(failed.length, 1);
     assert.equal(failed[0]?.level, 'error');
     assert.match(String((failed[0]?.fields['err'] as Error).message), /ECONNREFUSED/);
-    assert.equal(me.lines.some((l) => /released the lease|nothing to release|timed out/.test(l.message)), false);
+    assert.equal(me.logger.lines.some((l) => /released the lease|nothing to release|timed out/.test(l.message)), false);
     assert.equal(lock.record?.holderIdentity, 'me');
   });
 
@@ -1057,7 +1047,7 @@ describe('LeaderElector timing', () => {
     lock.set({ ...record, acquireTime: formatMicroTime(clock.now()) }); // re-acquired, same renewTime
     await clock.advance(10_000);
     assert.deepEqual(me.started.map((t) => t - t0), [7_000]);
-    assert.equal(me.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'), true);
+    assert.equal(me.logger.lines.some((l) => l.level === 'debug' && l.message === 'the lease is held by another candidate and has not expired' && l.fields['holder'] === 'other'), true);
     controller.abort();
     await clock.advance(0);
     await run;
@@ -1094,7 +1084,7 @@ describe('LeaderElector timing', () => {
     lock.set(heldBy('quicker', 60, clock.now()));
     await clock.advance(2_000);
     assert.deepEqual(me.started, []);
-    const failed = me.lines.filter((l) => l.message === 'failed to update the lease');
+    const failed = me.logger.lines.filter((l) => l.message === 'failed to update the lease');
     assert.equal(failed.length, 1);
     assert.equal(failed[0]?.level, 'info');
     assert.equal(isApiError(failed[0]?.fields['err'], 'Conflict'), true);
@@ -1106,7 +1096,7 @@ describe('LeaderElector timing', () => {
   it('without an onNewLeader callback, a new leader changes nothing', async () => {
     const clock = new FakeClock();
     const lock = new MemoryLock(clock);
-    const { logger, lines } = recordingLogger();
+    const logger = recordingLogger();
     const controller = new AbortController();
     const elector = new LeaderElector({ lock, identity: 'me', clock, logger, callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} } });
     const run = elector.run(controller.signal);
@@ -1115,7 +1105,7 @@ describe('LeaderElector timing', () => {
     await clock.advance(0);
     await run;
     assert.equal(elector.getLeader(), undefined, 'it led, and released');
-    assert.deepEqual(lines.filter((l) => l.level === 'error'), []);
+    assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), []);
   });
 
   it('writes the lease duration in whole seconds, rounded up', async () => {
