@@ -1275,4 +1275,36 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       await base.close();
     }
   });
+
+  it('a watch replayed from the store shows malformed values as the live path does: gone for who saw the object, never sent when new', async () => {
+    await withCache({ windowSize: 1, decoder: new StoredObjectDecoder() }, async (cache, store) => {
+      const key = (name: string) => objectKey(configmaps, 'ns', name);
+      const from = await putIn(store, cmIn('ns', 'seed'));
+      const created = await putIn(store, cmIn('ns', 'a'));
+      const modified = await putIn(store, cmIn('ns', 'a', {}, { v: '2' }));
+      const broken = (await store.update(key('a'), '{"metadata":{"name":"a","namespace":"ns"},"data":{"k":1}}', modified)).modRevision;
+      await store.create(key('bad'), '{"metadata":{"name":"bad","namespace":"ns"},"data":{"k":1}}');
+      const c = await putIn(store, cmIn('ns', 'c'));
+      const deleted = await del(store, 'ns', 'c');
+      const badGone = (await store.delete(key('bad'))).revision;
+      await cache.list(namespaceFilter(''), badGone);
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      const lines: Array<[string, number, string | undefined]> = [];
+      for (let i = 0; i < 5; i++) {
+        const line = await next(queue);
+        lines.push([line.type, rvOf(line), obj(line).metadata.name]);
+      }
+      assert.deepEqual(lines, [
+        ['ADDED', created, 'a'],
+        ['MODIFIED', modified, 'a'],
+        ['DELETED', broken, 'a'],
+        ['ADDED', c, 'c'],
+        ['DELETED', deleted, 'c'],
+      ]);
+      const after = await putIn(store, cmIn('ns', 'z'));
+      const line = await next(queue);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'nothing for the malformed object, created or deleted');
+      queue.end();
+    });
+  });
 });
