@@ -712,6 +712,7 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(bookmark.type, 'BOOKMARK', 'nothing of the object that never matched');
       assert.equal(rvOf(bookmark), gone);
       assert.equal(obj(bookmark).kind, 'ConfigMap');
+      assert.equal(obj(bookmark).metadata.annotations, undefined, 'not an initial-events-end bookmark');
       queue.end();
       const plain = await cache.watch({ resourceVersion: from, filter: namespaceFilter('ns') });
       const types: string[] = [];
@@ -1304,6 +1305,22 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       const after = await putIn(store, cmIn('ns', 'z'));
       const line = await next(queue);
       assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'nothing for the malformed object, created or deleted');
+      queue.end();
+    });
+  });
+
+  it('a watch replayed from the store that did not ask for bookmarks gets none when the store reports progress', async () => {
+    await withCache({ windowSize: 1 }, async (cache, store) => {
+      const from = await putIn(store, cmIn('ns', 'a'));
+      await putIn(store, cmIn('ns', 'b'));
+      const last = await putIn(store, cmIn('ns', 'c'));
+      await cache.list(namespaceFilter(''), last);
+      const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
+      assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [from + 1, last]);
+      store.requestProgress();
+      const after = await putIn(store, cmIn('ns', 'd'));
+      const line = await next(queue);
+      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'no bookmark before the change');
       queue.end();
     });
   });

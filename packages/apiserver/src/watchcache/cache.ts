@@ -448,7 +448,9 @@ export class WatchCache {
       try {
         for await (const event of events) {
           if (event.type === 'progress') {
-            queue.push(new WatchLine('BOOKMARK', { ...this.bookmarkObject(false), metadata: { resourceVersion: String(event.revision) } }));
+            // Only to a watcher that asked (the store also reports progress others requested), and
+            // as the live bookmarks: skipped when it does not fit, never a reason to close.
+            if (options.bookmarks === true) queue.offer(new WatchLine('BOOKMARK', { ...this.bookmarkObject(false), metadata: { resourceVersion: String(event.revision) } }));
             continue;
           }
           const cacheEvent = toCacheEvent(this.def, this.decoder, event);
