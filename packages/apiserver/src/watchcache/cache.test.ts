@@ -725,15 +725,28 @@ describe('WatchCache (behaviour)', () => {
     });
   });
 
-  it('closes a watch replayed from the store whose reader falls behind, and counts it', async () => {
-    await withCache({ windowSize: 1, maxQueued: 4 }, async (cache, store) => {
+  it('a watch replayed from the store whose store watch overflowed while its reader lagged ends, counted, once the reader has what it was sent', async () => {
+    const logger = recordingLogger();
+    await withCache({ windowSize: 1, maxQueued: 4, logger }, async (cache, store) => {
       const from = await putIn(store, cmIn('ns', 'first'));
       await putIn(store, cmIn('ns', 'second'));
+      const third = await putIn(store, cmIn('ns', 'third')); // the window's floor is now above `from`
+      await cache.list(namespaceFilter(''), third);
       const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       for (let i = 0; i < 40; i++) await putIn(store, cmIn('ns', `c${i}`));
-      await until(() => queue.closed, 'the stuck replay was closed');
+      // The replay waits for its reader with two lines queued (half of maxQueued); the store's
+      // buffer for it (maxQueued events) overflows meanwhile.
+      assert.deepEqual([queue.size, queue.closed], [2, false], 'paced: memory stays bounded while the reader lags');
+      const sent: string[] = [];
+      for (;;) {
+        const r = await within(queue.next(), 2000, 'the replay ending');
+        if (r.done === true) break;
+        sent.push(obj(r.value).metadata.name ?? '');
+      }
+      assert.deepEqual(sent, ['second', 'third'], 'what it was sent before the overflow, then the end');
       assert.equal(cache.terminatedWatchers, 1);
-      assert.equal(queue.size, 0);
+      const line = logger.lines.find((l) => l.message === 'forcing watcher close due to unresponsiveness (store watch overflowed)');
+      assert.deepEqual(line?.fields, { resourceVersion: from }, 'closed because the store watch overflowed while the replay waited for its reader');
     });
   });
 

@@ -16,6 +16,10 @@
  *   buffer is full ("Forcing watcher close due to unresponsiveness"): its stream just ends, its
  *   queue is dropped and it leaves the watcher set. The client resumes from the last
  *   resourceVersion it received (served from the window or the store's history), or relists on 410.
+ *   A watch served from the store's history pulls from the store only as fast as it is read (at
+ *   most half of maxQueued lines wait for the reader); when the store's buffer for it (maxQueued
+ *   events) overflows meanwhile, it ends, counted the same way, once the reader has read the lines
+ *   it was sent.
  * - Initial events (resourceVersion 0 or unset, sendInitialEvents) and the replay of the window are
  *   produced one at a time as the watcher reads, from a snapshot of references: they are never
  *   encoded ahead of the reader, so a list of any size streams under the byte bound.
