@@ -1337,4 +1337,18 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       queue.end();
     });
   });
+
+  it('sends bookmarks every 60 s by default', async () => {
+    const clock = new FakeClock();
+    await withCache({ clock }, async (cache, store) => {
+      const rv = await putIn(store, cmIn('ns', 'a'));
+      await cache.list(namespaceFilter(''), rv);
+      const queue = await cache.watch({ resourceVersion: rv, bookmarks: true, filter: namespaceFilter('') });
+      await clock.advance(59_999);
+      assert.equal(queue.size, 0);
+      await clock.advance(1);
+      assert.equal((await next(queue)).type, 'BOOKMARK');
+      queue.end();
+    });
+  });
 });

@@ -367,7 +367,9 @@ export class WatchCache {
   }
 
   private dispatch(event: CacheEvent): void {
+    // Stryker disable next-line ConditionalExpression: an early return only; with no watchers the loop below finds no set
     if (this.watchers.size === 0) return;
+    // Stryker disable next-line StringLiteral: any name no namespace has would do: a cluster-scoped object has none, and only '' finds the watchers of every namespace
     const ns = event.object.metadata.namespace ?? '';
     const everywhere = this.byNamespace.get('');
     const here = ns === '' ? undefined : this.byNamespace.get(ns);
@@ -392,7 +394,9 @@ export class WatchCache {
   private removeWatcher(w: Watcher): void {
     this.watchers.delete(w);
     const set = this.byNamespace.get(w.filter.namespace);
+    // Stryker disable next-line OptionalChaining: a watcher is removed once, after addWatcher made its namespace's set
     set?.delete(w);
+    // Stryker disable next-line ConditionalExpression,OptionalChaining: only frees memory (an empty set sends nothing); the set exists, as above
     if (set?.size === 0) this.byNamespace.delete(w.filter.namespace);
   }
 
@@ -426,6 +430,7 @@ export class WatchCache {
       timer = this.clock.setTimeout(() => resolve('timeout'), this.waitForFreshMs);
     });
     const outcome = await Promise.race([reached, timedOut]);
+    // Stryker disable next-line OptionalChaining: the promise executor above runs at once, so timer is always set
     timer?.cancel();
     this.freshWaiters.delete(waiter);
     if (outcome === 'timeout') {
@@ -446,6 +451,7 @@ export class WatchCache {
       signal: abort.signal,
       maxBuffered: this.maxQueued,
       clock: this.clock,
+      // Stryker disable next-line ConditionalExpression: progress reaches only a watcher that asked for bookmarks (below), so asking the store for it otherwise changes only the store's work
       ...(options.bookmarks === true ? { progressIntervalMs: this.bookmarkIntervalMs } : {}),
     });
     void (async () => {
