@@ -302,4 +302,31 @@ describe('SqliteStore: compaction on a full disk', () => {
       await store.close();
     }
   });
+
+  it('with too little room even to hand pages back (the data kept is at the end of the file), compaction still completes', async () => {
+    await using disk = await smallDisk('8m');
+    const path = join(disk.dir, 'state.db');
+    // A reserve big enough for compaction's deletes, not for moving 60 values of 10 KB within the file.
+    const reserveBytes = 256 * 1024;
+    let store = await SqliteStore.open({ path, reserveBytes });
+    try {
+      const value = 'x'.repeat(10_000);
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.create(`/big/${i}`, value)));
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.create(`/kept/${i}`, value)));
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.delete(`/big/${i}`)));
+      await store.close();
+      store = await SqliteStore.open({ path, reserveBytes });
+      fillDisk(join(disk.dir, 'filler'));
+      const before = store.pageCount();
+      const result = await store.compact(await store.currentRevision());
+      assert.equal(result.removed, 2 * 60);
+      assert.equal(store.diskFull, true);
+      assert.equal(store.pageCount(), before, 'the freed pages stay in the file');
+      assert.equal(store.stats.vacuumedPages, 0);
+      assert.equal((await store.list('/kept/')).items.length, 60);
+      assert.equal(existsSync(`${path}-wal`) ? (await stat(`${path}-wal`)).size : 0, 0, 'the write-ahead log is emptied');
+    } finally {
+      await store.close();
+    }
+  });
 });
