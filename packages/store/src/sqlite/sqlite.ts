@@ -297,8 +297,10 @@ export class SqliteStore implements Store {
     this.queue.push(op);
     if (this.queue.length >= this.maxBatch) {
       this.flush();
-      // Stryker disable next-line ConditionalExpression: only how writes are grouped, as for the flag below: a flush scheduled for every write finds the queue empty, or takes the writes that arrived since
-    } else if (!this.flushScheduled) {
+      return;
+    }
+    // Stryker disable next-line ConditionalExpression: only how writes are grouped, as for the flag below: a flush scheduled for every write finds the queue empty, or takes the writes that arrived since
+    if (!this.flushScheduled) {
       // Stryker disable next-line BooleanLiteral: only how writes are grouped: without the flag every write schedules a flush, and the ones after the first find the queue empty (or take writes that arrived since, a commit sooner)
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -316,7 +318,7 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (this.lowSpace && this.reserve.acquire()) this.lowSpace = false;
     let err = this.commit(ops);
-    if (err !== undefined && isDiskFull(err) && !this.lowSpace) {
+    if (isDiskFull(err) && !this.lowSpace) {
       this.lowSpace = true;
       this.reserve.release();
       err = this.commit(ops);
