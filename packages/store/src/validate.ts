@@ -62,6 +62,13 @@ export function checkRevision(what: string, revision: unknown): asserts revision
   }
 }
 
+/** Throws InvalidValue unless a list's `limit` is absent or an integer (0 or less: no limit). */
+export function checkLimit(limit: unknown): void {
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isSafeInteger(limit))) {
+    throw new StoreError('InvalidValue', `limit must be an integer, got ${String(limit)}`);
+  }
+}
+
 /**
  * Orders keys by code point, which is the order of their UTF-8 bytes (SQLite's and etcd's order).
  * JavaScript's `<` compares UTF-16 units, which puts U+E000–U+FFFF after astral characters.

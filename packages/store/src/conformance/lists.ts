@@ -52,6 +52,13 @@ export function listTests(test: Register): void {
     await expectStoreError(() => store.list('/', { revision: current + 1, limit: 1 }), 'FutureRevision', 'a page above the current revision');
   });
 
+  test('a limit that is not an integer throws InvalidValue; 0 or less means no limit', async ({ store }) => {
+    await store.create('/a', '1');
+    await store.create('/b', '1');
+    for (const limit of [1.5, Number.NaN, Infinity]) await expectStoreError(() => store.list('/', { limit }), 'InvalidValue', `list with limit ${limit}`);
+    for (const limit of [0, -1]) assert.deepEqual((await store.list('/', { limit })).items.map((kv) => kv.key), ['/a', '/b'], `limit ${limit}`);
+  });
+
   test('limit and after page through the keys; more tells whether keys under the prefix remain', async ({ store }) => {
     const keys = range(0, 9).map((i) => `/q/${i}`);
     for (const key of keys) await store.create(key, key);

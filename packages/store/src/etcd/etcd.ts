@@ -46,7 +46,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '../store.js';
-import { checkKey, checkPrefix, checkRevision, checkValue, compareKeys, resolveLimits, type StoreLimits } from '../validate.js';
+import { checkKey, checkLimit, checkPrefix, checkRevision, checkValue, compareKeys, resolveLimits, type StoreLimits } from '../validate.js';
 import { KeyCodec, storeRevision } from './codec.js';
 import { EtcdElection } from './election.js';
 import { classify, unavailable } from './errors.js';
@@ -188,6 +188,7 @@ export class EtcdStore implements Store {
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
     checkPrefix(this.limits, prefix);
+    checkLimit(options.limit);
     const requested = options.revision ?? 0;
     if (requested !== 0) checkRevision('revision', requested);
     const range = this.codec.range(prefix);

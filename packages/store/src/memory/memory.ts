@@ -18,7 +18,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '../store.js';
-import { compareKeys, resolveLimits } from '../validate.js';
+import { checkLimit, compareKeys, resolveLimits } from '../validate.js';
 
 /** One version of a key; `kv` undefined marks a deletion (tombstone). */
 interface Version {
@@ -60,6 +60,7 @@ export class MemoryStore implements Store {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.log.checkPrefix(prefix);
+    checkLimit(options.limit);
     const revision = this.log.readRevision(options.revision);
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     const items: KeyValue[] = [];

@@ -36,7 +36,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '../store.js';
-import { compareKeys, prefixEnd, resolveLimits } from '../validate.js';
+import { checkLimit, compareKeys, prefixEnd, resolveLimits } from '../validate.js';
 import { DEFAULT_RESERVE_BYTES, SpaceReserve, isDiskFull } from './reserve.js';
 import { createSchema, prepareStatements, RowType, type CurrentRow, type EventRow, type Statements, useIncrementalVacuum } from './schema.js';
 
@@ -181,6 +181,7 @@ export class SqliteStore implements Store {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.log.checkPrefix(prefix);
+    checkLimit(options.limit);
     const revision = this.log.readRevision(options.revision);
     // Stryker disable next-line ConditionalExpression: `undefined > 0` is false too (the test is for the type)
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
