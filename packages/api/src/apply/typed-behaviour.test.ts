@@ -66,6 +66,26 @@ describe('list items that cannot be identified', () => {
 });
 
 describe('what an applied object owns', () => {
+  test('errors are TypedValueErrors by name too', () => {
+    try {
+      toFieldSet(containers([null]), deployment);
+      assert.fail('accepted');
+    } catch (err) {
+      assert.equal((err as Error).name, 'TypedValueError');
+    }
+  });
+
+  test('fields that set nothing leave no trace in the set', () => {
+    assert.deepEqual(toFieldSet({ metadata: { finalizers: [] }, spec: { template: { spec: { containers: [] } } } }, deployment), {});
+    assert.deepEqual(toFieldSet({ metadata: { name: undefined } }, deployment), {});
+    assert.deepEqual(createdFieldSet({ spec: { replicas: undefined, template: undefined } }, deployment, new Set(['spec'])), {});
+    assert.deepEqual(toFieldSet(null, typeOf({ type: 'array', items: str, 'x-kubernetes-list-type': 'set' })), {});
+  });
+
+  test('a create refuses unidentifiable items with their path', () => {
+    assert.equal(refusal(() => createdFieldSet(containers([{ image: 'x' }]), deployment, new Set(['spec']))), '.spec.template.spec.containers: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)');
+  });
+
   test('a list item that appears twice is owned as a whole, without its fields', () => {
     assert.deepEqual(paths(toFieldSet(containers([{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }, { name: 'a', image: 'z' }]), deployment)), [
       '.spec.template.spec.containers[name="a"]',
@@ -271,6 +291,13 @@ describe('compare', () => {
     assert.deepEqual(cmp({ kind: 'A' }, undefined), { ...none, removed: ['.kind'] });
   });
 
+  test('an unchanged subtree shared by both sides is not looked into', () => {
+    // What is stored may not fit a newer schema; only the parts that change are typed.
+    const stored = containers([{ image: 'no name' }]).spec;
+    assert.deepEqual(cmp({ kind: 'A', spec: stored }, { kind: 'B', spec: stored }), { ...none, modified: ['.kind'] });
+    assert.equal(refusal(() => compare({ kind: 'A', spec: stored }, { kind: 'B', spec: structuredClone(stored) }, deployment)), '.spec.template.spec.containers: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)');
+  });
+
   test('isSame', () => {
     assert.equal(isSame(compare({ kind: 'A' }, { kind: 'A' }, deployment)), true);
     assert.equal(isSame(compare({ kind: 'A' }, { kind: 'B' }, deployment)), false);
@@ -316,6 +343,8 @@ describe('merge', () => {
     assert.deepEqual(merge(null, { kind: 'B' }, deployment), { kind: 'B' });
     assert.deepEqual(merge({ spec: null }, { spec: { replicas: 2 } }, deployment), { spec: { replicas: 2 } });
     assert.deepEqual(merge({ spec: { replicas: 1 } }, { spec: { replicas: undefined, paused: undefined } }, deployment), { spec: { replicas: 1 } });
+    // Keys without a value on either side do not appear in the result.
+    assert.deepEqual(merge({ kind: 'A', spec: undefined }, { kind: 'B', apiVersion: undefined }, deployment), { kind: 'B' });
   });
 
   test('atomic values and values of another shape are replaced whole', () => {
@@ -337,6 +366,7 @@ describe('merge', () => {
     assert.deepEqual(Object.keys(out.metadata.labels), ['__proto__', 'a']);
     assert.equal(Object.getOwnPropertyDescriptor(out.metadata.labels, '__proto__')?.value, 'x');
     assert.equal(Object.getPrototypeOf(out.metadata.labels), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out.metadata.labels, '__proto__'), { value: 'x', enumerable: true, configurable: true, writable: true });
     assert.equal(Object.getOwnPropertyDescriptor(out.extra, '__proto__')?.value, 'y');
   });
 
@@ -406,6 +436,12 @@ describe('removeItems', () => {
     assert.equal(removeItems(obj, {}, deployment), obj);
     assert.deepEqual(removeItems(obj, setOf(['f:metadata', 'f:labels', 'f:a'], ['f:metadata', 'f:finalizers', 'v:"b"'], ['f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"b"}']), deployment), obj);
     assert.equal(removeItems(obj, setOf(['f:kind'], ['f:status', 'f:replicas']), deployment), obj);
+    const set = typeOf({ type: 'array', items: str, 'x-kubernetes-list-type': 'set' });
+    const list = ['a'];
+    assert.equal(removeItems(list, setOf(['v:"b"']), set), list);
+    // Null values are not entered.
+    const nulls = { metadata: null, spec: { template: { spec: { containers: null } } } };
+    assert.deepEqual(removeItems(nulls, setOf(['f:metadata', 'f:name'], ['f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"a"}', 'f:image']), deployment), nulls);
   });
 
   test('set items are removed by value; a list left empty goes, and so does a struct left empty', () => {

@@ -163,6 +163,7 @@ function itemsOf(items: readonly unknown[], list: ListType, path: string[], all:
 export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeNode | undefined): FieldSet {
   let out: FieldSet | undefined;
   for (const key in set) {
+    // Stryker disable next-line ConditionalExpression: the member marker's node is always empty, and an empty node is kept as it is (next === child) — visiting it changes nothing
     if (key === SELF) continue;
     const child = set[key]!;
     let childType: TypeNode | undefined;
@@ -257,6 +258,7 @@ class Comparer {
     if (l === undefined) insertPath(this.added, this.path);
     else if (r === undefined) insertPath(this.removed, this.path);
     else if (!jsonEqual(l, r)) insertPath(this.modified, this.path);
+    // Stryker disable next-line BooleanLiteral: a leaf that reports false has compare() insert the same added/removed path again, which insertPath ignores
     return true;
   }
 
@@ -283,6 +285,7 @@ class Comparer {
       const rs = right.get(e) ?? [];
       this.path.push(e);
       if (ls.length <= 1 && rs.length <= 1) {
+        // Stryker disable next-line ConditionalExpression: a shortcut — the same item compared with itself finds every field the same (field() skips shared values)
         if (ls[0] !== rs[0]) this.compare(ls[0], rs[0], type.element);
       } else if (ls.length >= 2 && rs.length >= 2) {
         // Duplicates on both sides: compared as if atomic.
@@ -350,9 +353,11 @@ export function merge(live: unknown, config: unknown, type: TypeNode): unknown {
 
 function mergeValue(l: unknown, r: unknown, declared: TypeNode, path: string[]): unknown {
   if (r === undefined) return l;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut — an absent or null side resolves to the declared type, and every branch below returns r when either side is not a list or map
   if (l === undefined || l === null || r === null) return r;
   const tl = resolveType(declared, l);
   const tr = resolveType(declared, r);
+  // Stryker disable next-line ConditionalExpression: a shortcut — a side of another shape fails the list/map checks below, which return r as well
   if (tl !== tr) return r;
   if (tr.kind === 'list') {
     if (tr.relation === 'atomic' || !Array.isArray(l) || !Array.isArray(r) || (l.length === 0 && r.length === 0)) return r;
@@ -389,12 +394,14 @@ function mergeItems(type: ListType, l: readonly unknown[], r: readonly unknown[]
   const re = r.map((item) => itemElement(type, item, path));
   const le = l.map((item) => itemElement(type, item, path));
   const rightBy = new Map<string, unknown>();
+  // Stryker disable next-line EqualityOperator: one step past the end records the element undefined, which no item's element (a string) ever looks up
   for (let i = 0; i < r.length; i++) {
     if (rightBy.has(re[i]!)) fail([...path, re[i]!], `duplicate entries for key ${describePath([re[i]!])}`);
     rightBy.set(re[i]!, r[i]);
   }
   // A live item that appears twice is not merged with the configuration: it counts as null.
   const leftBy = new Map<string, unknown>();
+  // Stryker disable next-line EqualityOperator: one step past the end records the element undefined, which no item's element (a string) ever looks up
   for (let i = 0; i < l.length; i++) leftBy.set(le[i]!, leftBy.has(le[i]!) ? null : l[i]);
   const shared = re.filter((e) => leftBy.has(e));
   let nextShared: string | undefined = shared[0];
@@ -408,6 +415,7 @@ function mergeItems(type: ListType, l: readonly unknown[], r: readonly unknown[]
     path.push(e);
     const v = mergeValue(lv, rv, type.element, path);
     path.pop();
+    // Stryker disable next-line ConditionalExpression: the configuration's item is always defined (itemElement refuses undefined items), so the merge of it is too
     if (v !== undefined) out.push(v);
   };
   let li = 0;
@@ -502,6 +510,7 @@ function goValue(value: unknown): string {
  * Atomic values are never entered.
  */
 export function removeItems(value: unknown, set: FieldSet, type: TypeNode): unknown {
+  // Stryker disable next-line ConditionalExpression: a shortcut — removing the empty set finds no child anywhere and returns the value itself
   if (isEmptySet(set)) return value;
   return removeFrom(value, set, type);
 }
