@@ -361,9 +361,9 @@ describe('merge', () => {
 
   test('a key named __proto__ is kept as data', () => {
     const live = JSON.parse('{"metadata":{"labels":{"__proto__":"x","a":"1"}}}') as unknown;
-    const config = JSON.parse('{"extra":{"__proto__":"y"}}') as unknown;
+    const config = JSON.parse('{"metadata":{"labels":{"b":"2"}},"extra":{"__proto__":"y"}}') as unknown;
     const out = merge(live, config, deployment) as { metadata: { labels: Record<string, unknown> }; extra: Record<string, unknown> };
-    assert.deepEqual(Object.keys(out.metadata.labels), ['__proto__', 'a']);
+    assert.deepEqual(Object.keys(out.metadata.labels), ['__proto__', 'a', 'b']);
     assert.equal(Object.getOwnPropertyDescriptor(out.metadata.labels, '__proto__')?.value, 'x');
     assert.equal(Object.getPrototypeOf(out.metadata.labels), Object.prototype);
     assert.deepEqual(Object.getOwnPropertyDescriptor(out.metadata.labels, '__proto__'), { value: 'x', enumerable: true, configurable: true, writable: true });
