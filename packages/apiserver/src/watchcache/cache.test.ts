@@ -6,6 +6,7 @@ import { MemoryStore, StoreError, type Store, type WatchEvent } from '@setpoint/
 import { configMapResource as configmaps } from '../registry/kinds/configmap.js';
 import { deployments } from '../registry/kinds/deployment.js';
 import { namespaceResource as namespaces } from '../registry/kinds/namespace.js';
+import type { ResourceDef } from '../registry/types.js';
 import { encode, objectKey, StoredObjectDecoder } from '../storage/codec.js';
 import { DEFAULT_MAX_QUEUED_BYTES, expiredError, WatchCache, WatchLine, type WatchCacheOptions } from './cache.js';
 import { namespaceFilter, parseFilter } from './filter.js';
@@ -43,26 +44,17 @@ function rvOf(line: WatchLine): number {
 
 describe('WatchCache', () => {
   it('serves a watch from any resourceVersion inside the window without replaying what came before', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps);
-    try {
-      await cache.start();
+    await withCache({}, async (cache, store) => {
       const revs: number[] = [];
       for (let i = 0; i < 5; i++) revs.push(await put(store, cm(`c${i}`)));
       const queue = await cache.watch({ resourceVersion: revs[1], filter: namespaceFilter('') });
       for (const expected of revs.slice(2)) assert.equal(rvOf(await next(queue)), expected);
       queue.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('resumes a watch older than its window from the store history, and answers 410 below the compact revision', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { windowSize: 2 });
-    try {
-      await cache.start();
+    await withCache({ windowSize: 2 }, async (cache, store) => {
       const revs: number[] = [];
       for (let i = 0; i < 6; i++) revs.push(await put(store, cm('same', {}, { v: String(i) })));
       const queue = await cache.watch({ resourceVersion: revs[0], filter: namespaceFilter('') });
@@ -75,17 +67,11 @@ describe('WatchCache', () => {
       await store.compact(revs[3]!);
       const stale = await cache.watch({ resourceVersion: revs[1], filter: namespaceFilter('') });
       await assert.rejects(stale.next(), (err: unknown) => err instanceof ApiError && err.code === 410 && err.reason === 'Expired');
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('shows a selector watcher an object that stops matching as DELETED and one that starts matching as ADDED', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps);
-    try {
-      await cache.start();
+    await withCache({}, async (cache, store) => {
       const start = await put(store, cm('x', { app: 'a' }));
       const queue = await cache.watch({ resourceVersion: start, filter: parseFilter(configmaps, 'ns', 'app=a') });
       await put(store, cm('x', { app: 'b' }));
@@ -93,17 +79,11 @@ describe('WatchCache', () => {
       await put(store, cm('x', { app: 'a' }));
       assert.equal((await next(queue)).type, 'ADDED');
       queue.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('closes a watcher that stops reading once maxQueued events wait, without holding up the writers or other watchers', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { maxQueued: 10 });
-    try {
-      await cache.start();
+    await withCache({ maxQueued: 10 }, async (cache, store) => {
       const from = await store.currentRevision();
       const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       const reader = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
@@ -123,18 +103,12 @@ describe('WatchCache', () => {
       const resumed = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       assert.equal(rvOf(await next(resumed)), from + 1);
       resumed.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('closes a watcher whose backlog passes maxQueuedBytes and drops it from the watcher set, while a reader under the same load gets every event', async () => {
-    const store = new MemoryStore();
     // Events of ~1 KiB; 8 KiB of backlog at most; the item bound far away.
-    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 8 * 1024, maxQueued: 10_000 });
-    try {
-      await cache.start();
+    await withCache({ maxQueuedBytes: 8 * 1024, maxQueued: 10_000 }, async (cache, store) => {
       const from = await store.currentRevision();
       const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       const reader = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
@@ -158,17 +132,11 @@ describe('WatchCache', () => {
       // Its stream just ends (kube-apiserver's cacher closes it without an ERROR event).
       assert.deepEqual(await stuck.next(), { value: undefined, done: true });
       assert.equal(cache.watcherCount, 0, 'both watchers left the set (the reader by returning)');
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('a watcher closed for falling behind resumes from the last resourceVersion it read, from the window or the store, and gets 410 once that is compacted', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 4 * 1024, windowSize: 5 });
-    try {
-      await cache.start();
+    await withCache({ maxQueuedBytes: 4 * 1024, windowSize: 5 }, async (cache, store) => {
       const from = await store.currentRevision();
       const stuck = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       const revs: number[] = [];
@@ -185,16 +153,11 @@ describe('WatchCache', () => {
       await store.compact(revs[10]!);
       const expired = await cache.watch({ resourceVersion: lastSeen, filter: namespaceFilter('') });
       await assert.rejects(expired.next(), (err: unknown) => err instanceof ApiError && err.code === 410);
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('streams initial events (resourceVersion 0, sendInitialEvents) as the watcher reads, however much larger than maxQueuedBytes the list is', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { maxQueuedBytes: 4 * 1024 });
-    try {
+    await withCache({ maxQueuedBytes: 4 * 1024, start: false }, async (cache, store) => {
       for (let i = 0; i < 100; i++) await put(store, cm(`c${String(i).padStart(3, '0')}`, {}, { blob: 'x'.repeat(1000) }));
       await cache.start();
       for (const options of [{ resourceVersion: 0 }, { resourceVersion: undefined, sendInitialEvents: true }]) {
@@ -213,19 +176,14 @@ describe('WatchCache', () => {
         assert.equal(rvOf(await next(queue)), rv, 'then the changes after the list');
         queue.end();
       }
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('replays history older than its window at the reader\'s pace, however long, without cutting the reader off', async () => {
     // Found by the durability fault test: a client resuming more than maxQueued events back got
     // "fell too far behind" (429) while reading as fast as it could, because the replay from the
     // store was pulled faster than the response was written.
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { windowSize: 2, maxQueued: 10 });
-    try {
+    await withCache({ windowSize: 2, maxQueued: 10, start: false }, async (cache, store) => {
       const from = await put(store, cm('first'));
       await cache.start();
       for (let i = 0; i < 100; i++) await put(store, cm(`c${i}`));
@@ -235,26 +193,17 @@ describe('WatchCache', () => {
         await new Promise((resolve) => setImmediate(resolve)); // a reader slower than the replay
       }
       queue.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('waits for a resourceVersion it has not reached yet by asking the store for progress', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { bookmarkIntervalMs: 3_600_000, waitForFreshMs: 2000 });
-    try {
-      await cache.start();
+    await withCache({ bookmarkIntervalMs: 3_600_000, waitForFreshMs: 2000 }, async (cache, store) => {
       // A write to another kind moves the global revision; the configmap cache sees no event for it.
       await store.create('/registry/core/secrets/ns/s', '{"metadata":{"name":"s","namespace":"ns"}}');
       const current = await store.currentRevision();
       const { rv } = await cache.list(namespaceFilter(''), current);
       assert.equal(rv, current);
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 });
 
@@ -297,16 +246,32 @@ async function until(cond: () => boolean, what: string, ms = 2000): Promise<void
 
 const obj = (line: WatchLine): KubeObject => line.object as KubeObject;
 
-/** A cache on a fresh memory store, started; both stopped after `fn`. */
-async function withCache(options: WatchCacheOptions, fn: (cache: WatchCache, store: MemoryStore) => Promise<void>, store = new MemoryStore()): Promise<void> {
-  const cache = new WatchCache(store, configmaps, options);
+/** What `withCache` sets up: the cache's options, plus its kind (configmaps unless told) and whether to start it first (yes unless `start: false`). */
+type CacheSetup = WatchCacheOptions & { def?: ResourceDef; start?: boolean };
+
+/** A cache of `setup.def` on `store`, started unless `setup.start` is false; stopped, and `close` run, after `fn`. */
+async function runCache(store: Store, close: () => Promise<void>, setup: CacheSetup, fn: (cache: WatchCache) => Promise<void>): Promise<void> {
+  const { def = configmaps, start = true, ...options } = setup;
+  const cache = new WatchCache(store, def, options);
   try {
-    await cache.start();
-    await fn(cache, store);
+    if (start) await cache.start();
+    await fn(cache);
   } finally {
     cache.stop();
-    await store.close();
+    await close();
   }
+}
+
+/** A cache on a fresh memory store (or `store`), started unless `start: false`; both stopped after `fn`. */
+async function withCache(setup: CacheSetup, fn: (cache: WatchCache, store: MemoryStore) => Promise<void>, store = new MemoryStore()): Promise<void> {
+  await runCache(store, () => store.close(), setup, (cache) => fn(cache, store));
+}
+
+/** As `withCache`, on a fresh memory store wrapped by failingOnce: `fn` gets the cache, the memory store and the switches. */
+async function withFaultyCache(setup: CacheSetup, fn: (cache: WatchCache, base: MemoryStore, faulty: FaultyStore) => Promise<void>): Promise<void> {
+  const base = new MemoryStore();
+  const faulty = failingOnce(base);
+  await runCache(faulty.store, () => base.close(), setup, (cache) => fn(cache, base, faulty));
 }
 
 /** A store wrapped by failingOnce, and the switches that make it fail. */
@@ -475,10 +440,7 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('stop() ends every watch and releases a list waiting for a resourceVersion', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { waitForFreshMs: 60_000 });
-    try {
-      await cache.start();
+    await withCache({ waitForFreshMs: 60_000 }, async (cache) => {
       const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter('') });
       const waiting = cache.list(namespaceFilter(''), 1_000);
       await new Promise((resolve) => setImmediate(resolve));
@@ -488,10 +450,7 @@ describe('WatchCache (behaviour)', () => {
       assert.deepEqual(items, []);
       // Stopped: nothing to wait for any more.
       assert.deepEqual((await within(cache.list(namespaceFilter(''), 5_000), 2000, 'list after stop')).items, []);
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('sends DELETED with the last state at the deletion resourceVersion, and forgets the object', async () => {
@@ -645,20 +604,14 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('names a grouped kind group/version in its bookmarks', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, deployments);
-    try {
-      await cache.start();
+    await withCache({ def: deployments }, async (cache) => {
       const queue = await cache.watch({ resourceVersion: undefined, sendInitialEvents: true, filter: namespaceFilter('') });
       const bookmark = await next(queue);
       assert.equal(bookmark.type, 'BOOKMARK');
       assert.equal(obj(bookmark).apiVersion, 'apps/v1');
       assert.equal(obj(bookmark).kind, 'Deployment');
       queue.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('tells change listeners about every change, deleted objects with their last state, until they unsubscribe', async () => {
@@ -751,11 +704,8 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('relists when it fell behind compaction: its watchers end, listeners hear of every object', async () => {
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
     const logger = recordingLogger();
-    const cache = new WatchCache(faulty.store, configmaps, { logger });
-    try {
+    await withFaultyCache({ logger, start: false }, async (cache, base, faulty) => {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
       const queue = await cache.watch({ resourceVersion: 0, filter: namespaceFilter('') });
@@ -776,19 +726,13 @@ describe('WatchCache (behaviour)', () => {
       // It follows the store again.
       const c = await putIn(base, cmIn('ns', 'c'));
       assert.equal((await cache.list(namespaceFilter(''), c)).items.length, 3);
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('a relist forgets what was deleted while it was behind, and retries a relist that fails', async () => {
     const clock = new FakeClock();
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
     const logger = recordingLogger();
-    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
-    try {
+    await withFaultyCache({ clock, logger, start: false }, async (cache, base, faulty) => {
       await putIn(base, cmIn('ns', 'a'));
       await cache.start();
       const seen = await putIn(base, cmIn('ns', 'b'));
@@ -808,20 +752,13 @@ describe('WatchCache (behaviour)', () => {
       const { items, rv } = await within(cache.list(namespaceFilter(''), lost), 2000, 'the relisted cache did not reach the deletion');
       assert.deepEqual(items.map((o) => o.metadata.name), ['b', 'c']);
       assert.ok(rv >= lost);
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('resumes following the store after a watch error, missing nothing', async () => {
     const clock = new FakeClock();
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
     const logger = recordingLogger();
-    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
-    try {
-      await cache.start();
+    await withFaultyCache({ clock, logger }, async (cache, base, faulty) => {
       const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
       // The store watch fails on the read after the next change.
       const reset = new Error('connection reset');
@@ -836,20 +773,13 @@ describe('WatchCache (behaviour)', () => {
       queue.end();
       const errors = logger.lines.filter((l) => l.level === 'error');
       assert.deepEqual(errors.map((l) => [l.message, l.fields.err]), [['store watch failed; resuming', reset]]);
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('after a store watch overflow it watches again at once', async () => {
     const clock = new FakeClock();
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
     const logger = recordingLogger();
-    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
-    try {
-      await cache.start();
+    await withFaultyCache({ clock, logger }, async (cache, base, faulty) => {
       const queue = await cache.watch({ resourceVersion: await base.currentRevision(), filter: namespaceFilter('') });
       // The store watch fails on the read after the next change.
       faulty.fail(new StoreError('WatchOverflow', 'overflow'));
@@ -859,20 +789,13 @@ describe('WatchCache (behaviour)', () => {
       for (const expected of revs) assert.equal(rvOf(await next(queue)), expected, 'without waiting 200 ms');
       queue.end();
       assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [], 'an overflow is expected under load: no error');
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('a store that closes ends the follow loop for good', async () => {
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
     const clock = new FakeClock();
     const logger = recordingLogger();
-    const cache = new WatchCache(faulty.store, configmaps, { clock, logger });
-    try {
-      await cache.start();
+    await withFaultyCache({ clock, logger }, async (cache, base, faulty) => {
       const watches = faulty.watches;
       // The store watch fails on the read after the next change.
       faulty.fail(new StoreError('Closed', 'closed'));
@@ -883,10 +806,7 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(faulty.watches, watches, 'no new watch');
       assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [], 'a closed store is no error');
       assert.equal(cache.get('ns', 'b'), undefined, 'the change after the close was not applied');
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('leaves malformed objects out: watchers that saw one see it go, a new one is never sent', async () => {
@@ -924,10 +844,7 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('a cluster-scoped kind sends each change once to a watcher of every namespace', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, namespaces);
-    try {
-      await cache.start();
+    await withCache({ def: namespaces }, async (cache, store) => {
       const from = await store.currentRevision();
       const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       const key = objectKey(namespaces, '', 'n1');
@@ -935,10 +852,7 @@ describe('WatchCache (behaviour)', () => {
       const second = (await store.create(objectKey(namespaces, '', 'n2'), '{"metadata":{"name":"n2"}}')).modRevision;
       assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [first, second]);
       queue.end();
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('serialises a change once for all the watchers that send it', async () => {
@@ -982,10 +896,7 @@ describe('WatchCache (behaviour)', () => {
   });
 
   it('stop() also ends the watches it serves from the store', async () => {
-    const store = new MemoryStore();
-    const cache = new WatchCache(store, configmaps, { windowSize: 1 });
-    try {
-      await cache.start();
+    await withCache({ windowSize: 1 }, async (cache, store) => {
       const from = await putIn(store, cmIn('ns', 'a'));
       const last = await putIn(store, cmIn('ns', 'b'));
       await putIn(store, cmIn('ns', 'c'));
@@ -995,18 +906,11 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(rvOf(await next(queue)), last + 1);
       cache.stop();
       assert.deepEqual(await within(queue.next(), 2000, 'the replayed watch did not end'), { value: undefined, done: true });
-    } finally {
-      cache.stop();
-      await store.close();
-    }
+    });
   });
 
   it('hands a replayed watch\'s store error to its reader', async () => {
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { windowSize: 1 });
-    try {
-      await cache.start();
+    await withFaultyCache({ windowSize: 1 }, async (cache, base, faulty) => {
       const from = await putIn(base, cmIn('ns', 'a'));
       const last = await putIn(base, cmIn('ns', 'b'));
       await putIn(base, cmIn('ns', 'c'));
@@ -1020,10 +924,7 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(rvOf(await next(queue)), d);
       await assert.rejects(within(queue.next(), 2000, 'no error'), (err: unknown) => err === boom);
       assert.equal(cache.terminatedWatchers, 0);
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('sends a live watcher ADDED for a create, MODIFIED for an update and DELETED for a delete, with or without a namespace', async () => {
@@ -1148,10 +1049,7 @@ describe('WatchCache (behaviour)', () => {
 
 describe('WatchCache (lifecycle, waiting and fan-out)', () => {
   it('start() called again lists and follows the store once: each change reaches a watcher once', async () => {
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps);
-    try {
+    await withFaultyCache({ start: false }, async (cache, base, faulty) => {
       await Promise.all([cache.start(), cache.start()]);
       await cache.start();
       assert.deepEqual([faulty.lists, faulty.watches], [1, 1], 'one list and one store watch');
@@ -1160,10 +1058,7 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       const b = await putIn(base, cmIn('ns', 'b'));
       assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [a, b], 'no change sent twice');
       queue.end();
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('waits 3 s by default for a resourceVersion it has not reached, then answers 504', async () => {
@@ -1270,11 +1165,7 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
 
   it('stop() during a failed relist\'s wait ends the relist: the store is not listed again', async () => {
     const clock = new FakeClock();
-    const base = new MemoryStore();
-    const faulty = failingOnce(base);
-    const cache = new WatchCache(faulty.store, configmaps, { clock });
-    try {
-      await cache.start();
+    await withFaultyCache({ clock }, async (cache, base, faulty) => {
       faulty.fail(new StoreError('Compacted', 'compacted', { compactRevision: 1 }));
       faulty.failList(new Error('list failed'));
       await putIn(base, cmIn('ns', 'a'));
@@ -1284,10 +1175,7 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       await clock.advance(5_000);
       assert.equal(faulty.lists, lists);
       assert.equal(clock.pending(), 0, 'no retry left waiting');
-    } finally {
-      cache.stop();
-      await base.close();
-    }
+    });
   });
 
   it('a watch replayed from the store shows malformed values as the live path does: gone for who saw the object, never sent when new', async () => {
