@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { FakeClock } from '@setpoint/api';
 import { startTestServer, type TestServer } from './harness.js';
 
 interface AgentCall {
@@ -178,5 +179,34 @@ describe('pods/log', () => {
     const down = await unreachable.request('GET', '/api/v1/namespaces/default/pods/web/log');
     assert.equal(down.status, 500, down.text);
     assert.match(down.body.message, /^Get "http:\/\/127\.0\.0\.1:1\/containerLogs\/default\/web\/main": .*ECONNREFUSED/);
+  });
+
+  it("answers 500 when the agent sends no answer within responseTimeoutMs (10 s by default), on the server's clock", async () => {
+    let asked = 0;
+    const silent = createServer(() => void asked++); // takes the request, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const clock = new FakeClock();
+      await using s = await startTestServer({ clock, kubeletClient: { scheme: 'http', token: TOKEN } });
+      const port = (silent.address() as AddressInfo).port;
+      const n = await s.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+      await s.request('PUT', '/api/v1/nodes/n1/status', { ...n.body, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } });
+      await s.request('POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'web' }, spec: { nodeName: 'n1', containers: [{ name: 'main', image: 'x' }] } });
+      let settled = false;
+      const answer = s.request('GET', '/api/v1/namespaces/default/pods/web/log').finally(() => (settled = true));
+      for (const deadline = Date.now() + 5000; asked === 0; ) {
+        assert.ok(Date.now() < deadline, 'the agent was asked within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await clock.advance(9_999);
+      assert.equal(settled, false, 'still waiting for the agent');
+      await clock.advance(1);
+      const res = await answer;
+      assert.equal(res.status, 500, res.text);
+      assert.match(res.body.message, /^Get "http:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/web\/main": no answer within 10000 ms$/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });

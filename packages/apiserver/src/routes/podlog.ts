@@ -24,7 +24,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage, type 
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, parsePodLogOptions, podLogQuery, validatePodLogOptions, type Logger, type Node, type Pod } from '@setpoint/api';
+import { ApiError, parsePodLogOptions, podLogQuery, realClock, validatePodLogOptions, type Clock, type Logger, type Node, type Pod } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import type { ResourceStorage } from '../storage/rest.js';
@@ -53,6 +53,8 @@ export interface PodLogContext {
   readonly kubelet: KubeletClientOptions | undefined;
   readonly stopping: AbortSignal;
   readonly logger: Logger;
+  /** The clock the agent's response deadline runs on. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 const DEFAULT_ADDRESS_TYPES = ['InternalIP', 'Hostname', 'InternalDNS', 'ExternalDNS', 'ExternalIP'];
@@ -147,7 +149,7 @@ export async function handlePodLog(req: FastifyRequest, reply: FastifyReply, inf
   reply.raw.on('close', onClose);
   ctx.stopping.addEventListener('abort', onClose);
   try {
-    const upstream = await connect(target, kubelet, abort.signal);
+    const upstream = await connect(target, kubelet, abort.signal, ctx.clock ?? realClock);
     if (upstream.statusCode === undefined || upstream.statusCode < 200 || upstream.statusCode > 206) {
       throw agentError(upstream.statusCode ?? 500, await readLimited(upstream), info.name);
     }
@@ -172,7 +174,7 @@ export async function handlePodLog(req: FastifyRequest, reply: FastifyReply, inf
 }
 
 /** Sends the request to the agent; resolves with its response (any status). Throws an ApiError when it cannot reach it. */
-function connect(target: string, kubelet: KubeletClientOptions, signal: AbortSignal): Promise<IncomingMessage> {
+function connect(target: string, kubelet: KubeletClientOptions, signal: AbortSignal, clock: Clock): Promise<IncomingMessage> {
   const https = target.startsWith('https:');
   const options: RequestOptions & { cert?: string; key?: string; ca?: string; rejectUnauthorized?: boolean } = {
     method: 'GET',
@@ -195,13 +197,13 @@ function connect(target: string, kubelet: KubeletClientOptions, signal: AbortSig
       fail(err as Error);
       return;
     }
-    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${kubelet.responseTimeoutMs ?? 10_000} ms`)), kubelet.responseTimeoutMs ?? 10_000);
+    const timer = clock.setTimeout(() => request.destroy(new Error(`no answer within ${kubelet.responseTimeoutMs ?? 10_000} ms`)), kubelet.responseTimeoutMs ?? 10_000);
     request.once('response', (res) => {
-      clearTimeout(timer);
+      timer.cancel();
       resolve(res);
     });
     request.once('error', (err) => {
-      clearTimeout(timer);
+      timer.cancel();
       fail(err);
     });
     request.end();

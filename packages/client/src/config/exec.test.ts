@@ -87,6 +87,17 @@ describe('ExecCredentialProvider', () => {
     const exec = await writePlugin(dir);
     await assert.rejects(new ExecCredentialProvider({ ...exec, interactiveMode: 'Always' }).get(), /interactiveMode Always/);
     const hanging = await writePlugin(dir, { MODE: 'hang' });
-    await assert.rejects(new ExecCredentialProvider(hanging, { timeoutMs: 100 }).get(), /exec credential plugin: was killed by SIGKILL/);
+    // The plugin's deadline runs on the provider's clock.
+    const clock = new FakeClock();
+    const getting = new ExecCredentialProvider(hanging, { timeoutMs: 60_000, clock }).get();
+    let settled = false;
+    getting.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await clock.advance(59_999);
+    assert.equal(settled, false, 'not killed before timeoutMs');
+    await clock.advance(1);
+    await assert.rejects(getting, /exec credential plugin: was killed by SIGKILL/);
   });
 });

@@ -118,8 +118,7 @@ export class ExecCredentialProvider {
       (resolve, reject) => {
         const child = spawn(this.#exec.command, [...(this.#exec.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
         // Not spawn's own `timeout`: its timer outlives a command that failed to start.
-        const timer = setTimeout(() => child.kill('SIGKILL'), this.#options.timeoutMs ?? 60_000);
-        timer.unref();
+        const timer = this.#clock.setTimeout(() => child.kill('SIGKILL'), this.#options.timeoutMs ?? 60_000).unref();
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
         let size = 0;
@@ -130,11 +129,11 @@ export class ExecCredentialProvider {
         child.stdout.on('data', collect(out));
         child.stderr.on('data', collect(errOut));
         child.on('error', (err) => {
-          clearTimeout(timer);
+          timer.cancel();
           reject(this.#fail(`cannot run: ${err.message}`, err));
         });
         child.on('close', (code, signal) => {
-          clearTimeout(timer);
+          timer.cancel();
           resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8'), code, signal });
         });
       },

@@ -118,7 +118,7 @@ export const pods: ResourceDef = {
       log: {
         verbs: ['get'],
         handler: ({ req, reply, info, storage, services }) =>
-          handlePodLog(req, reply, info, { pods: storage, nodes: services.storageFor('', 'v1', 'nodes'), kubelet: services.kubelet, stopping: services.stopping, logger: services.logger }),
+          handlePodLog(req, reply, info, { pods: storage, nodes: services.storageFor('', 'v1', 'nodes'), kubelet: services.kubelet, stopping: services.stopping, logger: services.logger, clock: storage.clock }),
       },
     },
   },
