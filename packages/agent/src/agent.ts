@@ -120,7 +120,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   let endpoint: KubeletServer | undefined;
   if (options.kubeletServer !== undefined && isContainerLogSource(runtime)) {
     try {
-      endpoint = await startKubeletServer(runtime, options.kubeletServer, logger.child({ component: 'endpoint' }));
+      endpoint = await startKubeletServer(runtime, { clock, ...options.kubeletServer }, logger.child({ component: 'endpoint' }));
     } catch (err) {
       await runtime.close();
       throw err;

@@ -19,7 +19,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { isApiError, parsePodLogOptions, silentLogger, validatePodLogOptions, type Logger } from '@setpoint/api';
+import { isApiError, parsePodLogOptions, realClock, silentLogger, validatePodLogOptions, type Clock, type Logger } from '@setpoint/api';
 import { readContainerLog } from './runtime/logreader.js';
 import { ContainerLogError, type ContainerLogSource } from './runtime/logsource.js';
 
@@ -43,6 +43,8 @@ export interface KubeletServerOptions {
   readonly allowedCommonNames?: readonly string[];
   /** Accept `Authorization: Bearer <token>` with this token (for setups without a CA). */
   readonly token?: string;
+  /** Where "now" is read (`sinceSeconds`, lines not yet recorded). Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** A running endpoint. */
@@ -149,7 +151,8 @@ export async function startKubeletServer(source: ContainerLogSource, options: Ku
     try {
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
-      const sinceMs = logOptions.sinceSeconds !== undefined ? Date.now() - logOptions.sinceSeconds * 1000 : logOptions.sinceTime;
+      const clock = options.clock ?? realClock;
+      const sinceMs = logOptions.sinceSeconds !== undefined ? clock.now() - logOptions.sinceSeconds * 1000 : logOptions.sinceTime;
       await readContainerLog(
         instance,
         {
@@ -158,6 +161,7 @@ export async function startKubeletServer(source: ContainerLogSource, options: Ku
           ...(sinceMs === undefined ? {} : { sinceMs }),
           ...(logOptions.limitBytes === undefined ? {} : { limitBytes: logOptions.limitBytes }),
           ...(logOptions.timestamps === undefined ? {} : { timestamps: logOptions.timestamps }),
+          clock,
         },
         (chunk) => {
           if (res.destroyed || res.write(chunk)) return;

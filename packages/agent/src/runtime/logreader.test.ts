@@ -8,6 +8,7 @@ import { writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { FakeClock } from '@setpoint/api';
 import { eventually, tempDir } from '../testing/helpers.js';
 import { readContainerLog, rfc3339Nano, type LogInstance, type LogReadOptions } from './logreader.js';
 import { ContainerLog, logTimesPath, rotatedLogPath } from './logs.js';
@@ -121,6 +122,19 @@ describe('readContainerLog', () => {
       await eventually('the line', () => out === 'done\n');
       abort.abort();
       await reading;
+    } finally {
+      await log.stopRecording();
+    }
+  });
+
+  it("a running run's bytes that no time record covers yet are stamped with the reader's clock", async () => {
+    await using dir = await tempDir();
+    const log = new ContainerLog(join(dir.path, 'main.log'), { recordIntervalMs: 60_000, pollIntervalMs: 60_000, clock: new FakeClock() });
+    await writeFile(log.path, 'fresh\n');
+    log.startRecording();
+    try {
+      const clock = new FakeClock(Date.UTC(2026, 6, 1, 12));
+      assert.equal(await readAll({ path: log.path, live: log }, { timestamps: true, clock }), `${rfc3339Nano(Date.UTC(2026, 6, 1, 12))} fresh\n`);
     } finally {
       await log.stopRecording();
     }

@@ -20,6 +20,7 @@
 import { closeSync, fstatSync, openSync, read, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { type ContainerLog, type ContainerLogEvent, type LogTime, logTimesPath, parseLogTimes, rotatedLogPath } from './logs.js';
+import { realClock, type Clock } from '@setpoint/api';
 
 const readAt = promisify(read);
 
@@ -35,6 +36,8 @@ export interface LogReadOptions {
   readonly limitBytes?: number;
   /** Prefix each line with its RFC 3339 time and a space. */
   readonly timestamps?: boolean;
+  /** Where "now" is read: the time of a live run's bytes not yet recorded. Default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** One run's log: its files, and the live log while the run is recorded. */
@@ -68,7 +71,7 @@ interface Part {
   fallbackMs: number;
 }
 
-function openPart(path: string, live: boolean): Part | undefined {
+function openPart(path: string, live: boolean, clock: Clock = realClock): Part | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -84,7 +87,7 @@ function openPart(path: string, live: boolean): Part | undefined {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    return { fd, size: st.size, times: parseLogTimes(text), fallbackMs: live ? Date.now() : st.mtimeMs };
+    return { fd, size: st.size, times: parseLogTimes(text), fallbackMs: live ? clock.now() : st.mtimeMs };
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -234,6 +237,7 @@ type QueuedEvent = ContainerLogEvent | { readonly type: 'copy'; readonly part: P
 /** Writes a run's log to `sink` as `options` ask (see the file comment). Throws what the file system throws. */
 export async function readContainerLog(instance: LogInstance, options: LogReadOptions, sink: LogSink, signal: AbortSignal): Promise<void> {
   // Everything up to the first await happens in the caller's tick: subscribe, then open.
+  const clock = options.clock ?? realClock;
   const live = instance.live?.recording === true ? instance.live : undefined;
   const queue: QueuedEvent[] = [];
   let wake: (() => void) | undefined;
@@ -257,7 +261,7 @@ export async function readContainerLog(instance: LogInstance, options: LogReadOp
   try {
     const rotated = openPart(rotatedLogPath(instance.path), false);
     if (rotated !== undefined) opened.push(rotated);
-    const current = openPart(instance.path, live !== undefined);
+    const current = openPart(instance.path, live !== undefined, clock);
     if (current !== undefined) opened.push(current);
     const writer = new LineWriter(options, sink);
     const [startPart, startOffset] = options.tailLines === undefined ? [0, 0] : await tailStart(opened, options.tailLines);
@@ -267,11 +271,11 @@ export async function readContainerLog(instance: LogInstance, options: LogReadOp
     const cur = opened[last];
     if (cur === undefined || live === undefined) {
       if (cur !== undefined) await readRange(cur, startPart === last ? startOffset : 0, cur.size, writer, signal);
-      await writer.finishLine(cur?.fallbackMs ?? Date.now());
+      await writer.finishLine(cur?.fallbackMs ?? clock.now());
       await writer.flush();
       return;
     }
-    await followCurrent(live, cur, startPart === last ? startOffset : 0, options.follow === true, writer, queue, signal, (w) => (wake = w), opened);
+    await followCurrent(live, cur, startPart === last ? startOffset : 0, options.follow === true, writer, queue, signal, (w) => (wake = w), opened, clock);
   } finally {
     unsubscribe?.();
     signal.removeEventListener('abort', onAbort);
@@ -294,6 +298,7 @@ async function followCurrent(
   signal: AbortSignal,
   setWake: (wake: (() => void) | undefined) => void,
   opened: Part[],
+  clock: Clock,
 ): Promise<void> {
   const wait = async () => {
     await writer.flush(); // what was read goes out before waiting for more
@@ -351,7 +356,7 @@ async function followCurrent(
     await wait();
   }
   if (!writer.done && !signal.aborted) {
-    await writer.finishLine(cur.times[cur.times.length - 1]?.ms ?? Date.now());
+    await writer.finishLine(cur.times[cur.times.length - 1]?.ms ?? clock.now());
     await writer.flush();
   }
 }
