@@ -42,6 +42,13 @@ function rvOf(line: WatchLine): number {
   return Number((line.object as KubeObject).metadata.resourceVersion);
 }
 
+/** Reads the next line, which must be of `type` at resourceVersion `rv`. */
+async function nextIs(queue: EventQueue<WatchLine>, type: string, rv: number, message?: string): Promise<WatchLine> {
+  const line = await next(queue);
+  assert.deepEqual([line.type, rvOf(line)], [type, rv], message);
+  return line;
+}
+
 describe('WatchCache', () => {
   it('serves a watch from any resourceVersion inside the window without replaying what came before', async () => {
     await withCache({}, async (cache, store) => {
@@ -550,8 +557,7 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(first.type, 'ADDED');
       assert.equal(obj(first).metadata.name, 'a');
       const after = await putIn(store, cmIn('ns', 'd', { app: 'x' }));
-      const second = await next(queue);
-      assert.deepEqual([second.type, rvOf(second)], ['ADDED', after], 'no bookmark in between');
+      await nextIs(queue, 'ADDED', after, 'no bookmark in between');
       queue.end();
     });
   });
@@ -595,8 +601,7 @@ describe('WatchCache (behaviour)', () => {
       assert.equal(withBookmarks.size, 1);
       assert.equal(cache.terminatedWatchers, 0);
       const after = await putIn(store, cmIn('ns', 'b'));
-      const line = await next(without);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'the watcher that did not ask got no bookmark');
+      await nextIs(without, 'ADDED', after, 'the watcher that did not ask got no bookmark');
       withBookmarks.end();
       without.end();
     });
@@ -659,8 +664,7 @@ describe('WatchCache (behaviour)', () => {
       const gone = await del(store, 'ns', 'other');
       await cache.list(namespaceFilter(''), gone);
       const queue = await cache.watch({ resourceVersion: from, bookmarks: true, filter: parseFilter(configmaps, 'ns', 'app=a') });
-      const first = await next(queue);
-      assert.deepEqual([first.type, rvOf(first)], ['DELETED', stopped]);
+      await nextIs(queue, 'DELETED', stopped);
       const bookmark = await next(queue);
       assert.equal(bookmark.type, 'BOOKMARK', 'nothing of the object that never matched');
       assert.equal(rvOf(bookmark), gone);
@@ -672,8 +676,7 @@ describe('WatchCache (behaviour)', () => {
       for (let i = 0; i < 3; i++) types.push((await next(plain)).type);
       assert.deepEqual(types, ['ADDED', 'MODIFIED', 'DELETED']);
       const live = await putIn(store, cmIn('ns', 'live'));
-      const line = await next(plain, 2000);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', live], 'no bookmark for a watcher that did not ask');
+      await nextIs(plain, 'ADDED', live, 'no bookmark for a watcher that did not ask');
       plain.end();
     });
   });
@@ -817,13 +820,11 @@ describe('WatchCache (behaviour)', () => {
       const queue = await cache.watch({ resourceVersion: from, filter: namespaceFilter('') });
       const current = await store.get(key('good'));
       const broken = (await store.update(key('good'), '{"metadata":{"name":"good","namespace":"ns"},"data":{"k":1}}', current!.modRevision)).modRevision;
-      const gone = await next(queue);
-      assert.deepEqual([gone.type, rvOf(gone)], ['DELETED', broken]);
+      await nextIs(queue, 'DELETED', broken);
       assert.equal(cache.get('ns', 'good'), undefined);
       const bad = (await store.create(key('bad'), '{"metadata":{"name":"bad","namespace":"ns"},"data":{"k":1}}')).modRevision;
       const ok = await putIn(store, cmIn('ns', 'ok'));
-      const line = await next(queue);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', ok], 'nothing for the malformed new object');
+      await nextIs(queue, 'ADDED', ok, 'nothing for the malformed new object');
       assert.ok(ok > bad);
       queue.end();
     });
@@ -984,8 +985,7 @@ describe('WatchCache (behaviour)', () => {
       const line = await next(selected);
       assert.deepEqual([line.type, rvOf(line), obj(line).metadata.name], ['DELETED', stopped, 'x']);
       const deletedAt = await del(base, 'ns', 'y');
-      const deleted = await next(selected);
-      assert.deepEqual([deleted.type, rvOf(deleted)], ['DELETED', deletedAt]);
+      const deleted = await nextIs(selected, 'DELETED', deletedAt);
       assert.deepEqual((obj(deleted) as KubeObject & { data: unknown }).data, { k: 'last' });
       selected.end();
     } finally {
@@ -1005,8 +1005,7 @@ describe('WatchCache (behaviour)', () => {
       const { rv } = await within(cache.list(namespaceFilter(''), gone), 2000, 'the cache did not reach the deletion');
       assert.equal(rv, gone);
       const ok = await putIn(store, cmIn('ns', 'ok'));
-      const line = await next(queue);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', ok], 'nothing for the malformed object');
+      await nextIs(queue, 'ADDED', ok, 'nothing for the malformed object');
       queue.end();
     });
   });
@@ -1204,8 +1203,7 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
         ['DELETED', deleted, 'c'],
       ]);
       const after = await putIn(store, cmIn('ns', 'z'));
-      const line = await next(queue);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'nothing for the malformed object, created or deleted');
+      await nextIs(queue, 'ADDED', after, 'nothing for the malformed object, created or deleted');
       queue.end();
     });
   });
@@ -1220,8 +1218,7 @@ describe('WatchCache (lifecycle, waiting and fan-out)', () => {
       assert.deepEqual([rvOf(await next(queue)), rvOf(await next(queue))], [from + 1, last]);
       store.requestProgress();
       const after = await putIn(store, cmIn('ns', 'd'));
-      const line = await next(queue);
-      assert.deepEqual([line.type, rvOf(line)], ['ADDED', after], 'no bookmark before the change');
+      await nextIs(queue, 'ADDED', after, 'no bookmark before the change');
       queue.end();
     });
   });

@@ -5,25 +5,15 @@
  * store's own code meets them exactly where a real failure would be met.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { isStoreError, type WatchEvent } from '../store.js';
 import { createSchema } from './schema.js';
 import { SqliteStore } from './sqlite.js';
-
-async function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'setpoint-sqlite-compact-'));
-  try {
-    return await body(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+import { fillDisk, rejection, smallDisk, withDir } from './disk.test-support.js';
 
 /** A store file with the store's tables and `sql` (triggers) added. */
 function prepareFile(path: string, sql: string): void {
@@ -35,16 +25,6 @@ function prepareFile(path: string, sql: string): void {
   } finally {
     db.close();
   }
-}
-
-/** The error `action` rejects with (failing when it resolves). */
-async function rejection(action: () => Promise<unknown>): Promise<Error> {
-  try {
-    await action();
-  } catch (err) {
-    return err as Error;
-  }
-  assert.fail('expected a rejection');
 }
 
 /** The next event of `watch`, failing after `ms`. */
@@ -228,39 +208,6 @@ describe('SqliteStore: compaction keeps a few free pages', () => {
     });
   });
 });
-
-/** A tmpfs of `size` mounted on a new directory; unmounted and removed at the end of the scope. */
-async function smallDisk(size: string): Promise<{ dir: string } & AsyncDisposable> {
-  const dir = await mkdtemp(join(tmpdir(), 'setpoint-fulldisk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  return {
-    dir,
-    async [Symbol.asyncDispose]() {
-      execFileSync('umount', [dir]);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Writes `path` until the file system holding it has no byte left. */
-function fillDisk(path: string): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (let chunk = 1 << 20; chunk >= 1; chunk >>= 1) {
-      const bytes = Buffer.alloc(chunk);
-      for (;;) {
-        try {
-          writeSync(fd, bytes);
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'ENOSPC') throw err;
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe('SqliteStore: compaction on a full disk', () => {
   it('gives up the reserve to commit, hands back every free page, empties the write-ahead log; writes resume once space is freed', async () => {

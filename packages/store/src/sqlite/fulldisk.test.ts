@@ -5,49 +5,14 @@
  * all without reopening the store.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { isStoreError, type StoreError } from '../store.js';
 import { SqliteStore } from './sqlite.js';
-
-/** A tmpfs of `size` mounted on a new directory; unmounted and removed at the end of the scope. */
-async function smallDisk(size: string): Promise<{ dir: string } & AsyncDisposable> {
-  const dir = await mkdtemp(join(tmpdir(), 'setpoint-fulldisk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  return {
-    dir,
-    async [Symbol.asyncDispose]() {
-      execFileSync('umount', [dir]);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { fillDisk, smallDisk } from './disk.test-support.js';
 
 const VALUE = 'v'.repeat(100_000);
-
-/** Writes `path` until the file system holding it has no byte left. */
-function fillDisk(path: string): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (let chunk = 1 << 20; chunk >= 1; chunk >>= 1) {
-      const bytes = Buffer.alloc(chunk);
-      for (;;) {
-        try {
-          writeSync(fd, bytes);
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'ENOSPC') throw err;
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe('SqliteStore: full disk', () => {
   it('commits deletes on a full disk, refuses creates clearly, and resumes once space is freed', async () => {

@@ -4,32 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, copyFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { isStoreError, StoreError } from '../store.js';
 import { SqliteStore, isCorruptDatabase } from './sqlite.js';
-
-async function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'setpoint-sqlite-open-'));
-  try {
-    return await body(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** The error `action` rejects with (failing when it resolves). */
-async function rejection(action: () => Promise<unknown>): Promise<Error> {
-  try {
-    await action();
-  } catch (err) {
-    return err as Error;
-  }
-  assert.fail('expected a rejection');
-}
+import { rejection, withDir } from './disk.test-support.js';
 
 describe('SqliteStore.open: files it cannot use', () => {
   it('a path in a missing directory is refused with the reason, and nothing is made', async () => {
