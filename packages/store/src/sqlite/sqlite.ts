@@ -319,11 +319,7 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (this.lowSpace && this.reserve.acquire()) this.lowSpace = false;
     let err = this.commit(ops);
-    if (isDiskFull(err) && !this.lowSpace) {
-      this.lowSpace = true;
-      this.reserve.release();
-      err = this.commit(ops);
-    }
+    if (this.giveUpReserve(err)) err = this.commit(ops);
     if (err === undefined) return;
     const error = isDiskFull(err)
       ? new StoreError('Unavailable', `the write could not be committed: the disk is full (${this.path}): ${(err as Error).message}`, { cause: err })
@@ -437,11 +433,17 @@ export class SqliteStore implements Store {
     try {
       return write();
     } catch (err) {
-      if (!isDiskFull(err) || this.lowSpace) throw err;
-      this.lowSpace = true;
-      this.reserve.release();
+      if (!this.giveUpReserve(err)) throw err;
       return write();
     }
+  }
+
+  /** When `err` is a full disk and the reserve is still held, gives it up; true: try the write again. */
+  private giveUpReserve(err: unknown): boolean {
+    if (!isDiskFull(err) || this.lowSpace) return false;
+    this.lowSpace = true;
+    this.reserve.release();
+    return true;
   }
 
   /**
