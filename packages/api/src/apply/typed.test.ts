@@ -146,6 +146,14 @@ describe('merge (structured-merge-diff cases)', () => {
     [{ setStr: ['a', 'b', 'c', 'd', 'e', 'c'] }, { setStr: ['1', 'b', '2', 'e', 'd'] }, { setStr: ['a', '1', 'b', 'c', '2', 'e', 'c', 'd'] }],
     [{ setStr: ['a', 'b', 'c', 'd', 'e', 'c'] }, { setStr: ['1', 'b', '2', 'c', 'e', 'd'] }, { setStr: ['a', '1', 'b', '2', 'c', 'e', 'd'] }],
     [{ setStr: ['a', 'a', 'b', 'b'] }, { setStr: ['b', 'c', 'd'] }, { setStr: ['a', 'a', 'b', 'c', 'd'] }],
+    // Orders of structured-merge-diff v4.4.2's loop itself (run in Go on random merges), each one a
+    // case the ones above do not tell apart from a slightly different loop.
+    [{ setStr: ['c', 'c', 'c', 'e'] }, { setStr: ['c', 'a'] }, { setStr: ['c', 'a', 'e'] }],
+    [{ setStr: ['a', 'a', 'a', 'c', 'c', 'c'] }, { setStr: ['d', 'a', 'b'] }, { setStr: ['d', 'a', 'b', 'c', 'c', 'c'] }],
+    [{ setStr: ['a', 'c', 'd', 'd', 'c', 'b', 'b'] }, { setStr: ['c', 'd', 'a'] }, { setStr: ['c', 'd', 'b', 'b', 'a'] }],
+    [{ setStr: ['g', 'g', 'd', 'g', 'c', 'e'] }, { setStr: ['a', 'g', 'c', 'f'] }, { setStr: ['a', 'g', 'd', 'c', 'e', 'f'] }],
+    [{ setStr: ['e', 'e', 'd', 'a', 'c'] }, { setStr: ['c', 'd', 'b', 'e'] }, { setStr: ['a', 'c', 'd', 'b', 'e'] }],
+    [{ setStr: ['b', 'f', 'f'] }, { setStr: ['e', 'b', 'a', 'f'] }, { setStr: ['e', 'b', 'a', 'f'] }],
     [{ setBool: [true] }, { setBool: [false] }, { setBool: [true, false] }],
     [{ setNumeric: [1, 2, 3.14159] }, { setNumeric: [1, 2, 3] }, { setNumeric: [1, 2, 3.14159, 3] }],
     [{ setBool: [true, false, true] }, { setBool: [true] }, { setBool: [true, false] }],

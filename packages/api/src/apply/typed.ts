@@ -394,15 +394,13 @@ function mergeItems(type: ListType, l: readonly unknown[], r: readonly unknown[]
   const re = r.map((item) => itemElement(type, item, path));
   const le = l.map((item) => itemElement(type, item, path));
   const rightBy = new Map<string, unknown>();
-  // Stryker disable next-line EqualityOperator: one step past the end records the element undefined, which no item's element (a string) ever looks up
-  for (let i = 0; i < r.length; i++) {
-    if (rightBy.has(re[i]!)) fail([...path, re[i]!], `duplicate entries for key ${describePath([re[i]!])}`);
-    rightBy.set(re[i]!, r[i]);
+  for (const [i, e] of re.entries()) {
+    if (rightBy.has(e)) fail([...path, e], `duplicate entries for key ${describePath([e])}`);
+    rightBy.set(e, r[i]);
   }
   // A live item that appears twice is not merged with the configuration: it counts as null.
   const leftBy = new Map<string, unknown>();
-  // Stryker disable next-line EqualityOperator: one step past the end records the element undefined, which no item's element (a string) ever looks up
-  for (let i = 0; i < l.length; i++) leftBy.set(le[i]!, leftBy.has(le[i]!) ? null : l[i]);
+  for (const [i, e] of le.entries()) leftBy.set(e, leftBy.has(e) ? null : l[i]);
   const shared = re.filter((e) => leftBy.has(e));
   let nextShared: string | undefined = shared[0];
   let sharedAt = 1;
@@ -420,7 +418,13 @@ function mergeItems(type: ListType, l: readonly unknown[], r: readonly unknown[]
   };
   let li = 0;
   let ri = 0;
-  while (li < l.length || ri < r.length) {
+  // Every turn takes an item from one side or both, so the loop ends within l.length + r.length
+  // turns; the bound makes a mistake here an error for one request instead of a hung server.
+  // Stryker disable next-line UpdateOperator: counting up instead only stops the bound from ever being reached, which no right answer does
+  for (let turns = l.length + r.length; li < l.length || ri < r.length; turns--) {
+    // Stryker disable next-line ConditionalExpression,BlockStatement,StringLiteral: unreachable while every turn takes an item (a mutant that breaks that fails on it)
+    if (turns === 0) throw new Error(`merging ${describePath(path)}: no progress`);
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: past the end of one side, its element is undefined, which matches no item (they are strings), and nextShared is undefined once the configuration's items are all taken
     if (li < l.length && ri < r.length) {
       const e = le[li]!;
       if (e === re[ri]) {
@@ -445,12 +449,15 @@ function mergeItems(type: ListType, l: readonly unknown[], r: readonly unknown[]
       }
       if (merged.has(e)) li++;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: past the configuration's end its element is undefined, whose merge adds nothing
     if (ri < r.length) {
       const e = re[ri]!;
       merged.add(e);
       mergeItem(e, leftBy.get(e), rightBy.get(e));
       ri++;
-      if (nextShared !== undefined && nextShared === e) advance();
+      // structured-merge-diff advances nextShared here too when e is it; that happens only once the
+      // live list is used up (it waits at the item due next, and the configuration's items before that
+      // one are not shared), after which nextShared is not read again.
     }
   }
   return out;

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { isStoreError, type WatchEvent } from '../store.js';
 import { createSchema } from './schema.js';
-import { SqliteStore } from './sqlite.js';
+import { SqliteStore, worthReclaiming } from './sqlite.js';
 import { fillDisk, rejection, smallDisk, withDir } from './disk.test-support.js';
 
 /** A store file with the store's tables and `sql` (triggers) added. */
@@ -206,6 +206,17 @@ describe('SqliteStore: compaction keeps a few free pages', () => {
         await store.close();
       }
     });
+  });
+});
+
+describe('worthReclaiming', () => {
+  it('more than 256 free pages (1 MiB) and more than a quarter of the file', () => {
+    assert.equal(worthReclaiming(257, 1000), true);
+    assert.equal(worthReclaiming(256, 1000), false);
+    assert.equal(worthReclaiming(257, 1027), true);
+    assert.equal(worthReclaiming(257, 1028), false);
+    assert.equal(worthReclaiming(600, 1000), true);
+    assert.equal(worthReclaiming(0, 0), false);
   });
 });
 

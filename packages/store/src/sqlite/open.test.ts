@@ -61,6 +61,28 @@ describe('SqliteStore.open: files it cannot use', () => {
       assert.ok(isCorruptDatabase(err));
     });
   });
+
+  it('a file another store holds is refused as in use, once busyTimeoutMs has passed; free again once it closes', async () => {
+    await withDir(async (dir) => {
+      const path = join(dir, 'state.db');
+      const first = await SqliteStore.open({ path, reserveBytes: 0 });
+      try {
+        await first.create('/a', 'x');
+        const err = await rejection(() => SqliteStore.open({ path, reserveBytes: 0, busyTimeoutMs: 0 }));
+        assert.ok(isStoreError(err, 'Unavailable'), String(err));
+        assert.equal(err.message, `cannot open the database ${path}: it is in use by another process`);
+        assert.equal((err.cause as { code?: string }).code, 'SQLITE_BUSY');
+      } finally {
+        await first.close();
+      }
+      const again = await SqliteStore.open({ path, reserveBytes: 0, busyTimeoutMs: 0 });
+      try {
+        assert.equal((await again.get('/a'))?.value, 'x');
+      } finally {
+        await again.close();
+      }
+    });
+  });
 });
 
 describe('SqliteStore.open: options', () => {

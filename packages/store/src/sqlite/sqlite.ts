@@ -61,6 +61,11 @@ export interface SqliteStoreOptions extends StoreOptions {
    * refuses deletes too).
    */
   readonly reserveBytes?: number;
+  /**
+   * How long opening waits for another process that holds the file (SQLite's busy timeout) before
+   * it fails with "in use by another process". Default 5,000 ms.
+   */
+  readonly busyTimeoutMs?: number;
 }
 
 /** Counters that show what the store did (for metrics and tests). */
@@ -108,7 +113,7 @@ export class SqliteStore implements Store {
     this.maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH);
     try {
       createPrivately(options.path);
-      this.db = new Database(options.path);
+      this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (err) {
       throw new StoreError('Unavailable', `cannot open the database ${options.path}: ${(err as Error).message}`, { cause: err });
     }
@@ -454,7 +459,7 @@ export class SqliteStore implements Store {
     const free = this.db.pragma('freelist_count', { simple: true }) as number;
     const total = this.db.pragma('page_count', { simple: true }) as number;
     // On a full disk even without a free page: incremental_vacuum then has nothing to do.
-    if ((free > 256 && free * 4 > total) || this.lowSpace) {
+    if (worthReclaiming(free, total) || this.lowSpace) {
       try {
         this.db.pragma(`incremental_vacuum(${free})`);
         this.stats.vacuumedPages += total - (this.db.pragma('page_count', { simple: true }) as number);
@@ -471,6 +476,14 @@ export class SqliteStore implements Store {
       }
     }
   }
+}
+
+/**
+ * Whether `free` of a file's `total` pages are worth handing back to the file system: more than
+ * 1 MiB (256 pages of 4 KiB) and more than a quarter of the file. Fewer stay for the next writes.
+ */
+export function worthReclaiming(free: number, total: number): boolean {
+  return free > 256 && free * 4 > total;
 }
 
 function toKeyValue(row: CurrentRow): KeyValue {
