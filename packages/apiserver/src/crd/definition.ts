@@ -10,6 +10,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { schemaCompileErrors } from './schemacheck.js';
 import { celRulePaths } from './structural.js';
 import { compileValidator } from './validation.js';
+import { crdPrinter } from '../tables/printers.js';
 
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 
@@ -213,6 +214,7 @@ export const crdResource: ResourceDef = {
   group: 'apiextensions.k8s.io',
   version: 'v1',
   resource: 'customresourcedefinitions',
+  printer: crdPrinter,
   singular: 'customresourcedefinition',
   kind: 'CustomResourceDefinition',
   listKind: 'CustomResourceDefinitionList',

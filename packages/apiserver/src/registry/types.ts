@@ -9,6 +9,7 @@ import type { ServiceAccountTokens } from '../auth/serviceaccount.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import type { KubeletClientOptions } from '../routes/podlog.js';
 import type { ResourceStorage } from '../storage/rest.js';
+import type { TablePrinter } from '../tables/table.js';
 
 /** The context a strategy runs in. */
 export interface StrategyContext {
@@ -155,7 +156,12 @@ export interface ResourceDef {
    * of its own; discovery lists only `create`; the kind has no storage nor watch cache.
    */
   readonly createOnly?: boolean;
-  /** Table columns from a CRD's additionalPrinterColumns (built-in kinds have printers of their own). */
+  /**
+   * The kind's columns in `kubectl get` (Kubernetes' printers.go for the built-in kinds). Default:
+   * NAME and AGE, as kube-apiserver prints custom resources without additionalPrinterColumns.
+   */
+  readonly printer?: TablePrinter;
+  /** Table columns from a CRD's additionalPrinterColumns (they take the place of `printer`). */
   readonly printerColumns?: readonly PrinterColumn[];
 }
 

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@setpoint/api';
-import { defaultPrinter, printerFor } from './printers.js';
+import { builtinResources } from '../registry/builtin.js';
+import type { ResourceDef } from '../registry/types.js';
+import { defaultPrinter, printerFor as printerOf } from './printers.js';
 import type { TablePrinter } from './table.js';
+
+/** The printer of the built-in resource `group`/`resource` (NAME and AGE for one not built in). */
+function printerFor(def: Pick<ResourceDef, 'group' | 'resource'>, subresource?: string): TablePrinter {
+  return printerOf(builtinResources.find((d) => d.group === def.group && d.resource === def.resource) ?? {}, subresource);
+}
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const CREATED = '2026-03-01T11:55:00Z'; // 5m before NOW

@@ -20,7 +20,7 @@ export interface TableRequest {
  * The Table request for `def` (or its `subresource`) in meta.k8s.io `version`, with the raw
  * includeObject query value. Throws ApiError BadRequest for an unknown includeObject.
  */
-export function tableRequest(def: Pick<ResourceDef, 'group' | 'resource'>, subresource: string, version: TableVersion, includeObject: string | undefined): TableRequest {
+export function tableRequest(def: Pick<ResourceDef, 'printer' | 'printerColumns'>, subresource: string, version: TableVersion, includeObject: string | undefined): TableRequest {
   return { printer: printerFor(def, subresource), version, includeObject: parseIncludeObject(includeObject) };
 }
 

@@ -7,6 +7,7 @@ import { FieldError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
 import { deepEqual } from '../objectmeta.js';
 import { configMapSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
+import { configMapPrinter } from '../../tables/core.js';
 
 /** The most bytes a ConfigMap's or Secret's values may take together (core.MaxSecretSize): 1 MiB. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -144,6 +145,7 @@ export const configMapResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'configmaps',
+  printer: configMapPrinter,
   singular: 'configmap',
   kind: 'ConfigMap',
   listKind: 'ConfigMapList',

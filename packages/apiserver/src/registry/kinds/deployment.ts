@@ -10,6 +10,7 @@ import { deploymentSchema } from '../schemas/workloads.js';
 import type { ResourceDef } from '../types.js';
 import { validateDeployment, validateDeploymentStatus, validateSelectorUpdate } from '../validation/apps.js';
 import { ensureObject, isObject, setDefault } from '../validation/json-fields.js';
+import { deploymentPrinter } from '../../tables/workloads.js';
 
 /**
  * SetObjectDefaults_Deployment: spec.replicas 1; strategy.type RollingUpdate, and for RollingUpdate
@@ -41,6 +42,7 @@ export const deployments: ResourceDef = {
   group: 'apps',
   version: 'v1',
   resource: 'deployments',
+  printer: deploymentPrinter,
   singular: 'deployment',
   kind: 'Deployment',
   listKind: 'DeploymentList',

@@ -11,6 +11,7 @@ import { FieldError, isDNS1123Subdomain, isQualifiedName, validatePathSegmentNam
 import { formatMicroTime } from '../objectmeta.js';
 import { eventSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
+import { eventPrinter } from '../../tables/core.js';
 
 /** Kubernetes' limits on event fields (pkg/apis/core/validation/events.go). */
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
@@ -106,6 +107,7 @@ export const eventResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'events',
+  printer: eventPrinter,
   singular: 'event',
   kind: 'Event',
   listKind: 'EventList',

@@ -11,6 +11,7 @@ import { FieldError, isQualifiedName, nameIsDNSSubdomain, type KubeObject } from
 import { leaseSchema } from '../schemas/coordination.js';
 import { formatMicroTime } from '../objectmeta.js';
 import type { ResourceDef } from '../types.js';
+import { leasePrinter } from '../../tables/core.js';
 
 /** The coordinated lease strategies Kubernetes defines. */
 export const LEASE_STRATEGIES: readonly string[] = Object.freeze(['OldestEmulationVersion']);
@@ -65,6 +66,7 @@ export const leaseResource: ResourceDef = {
   group: 'coordination.k8s.io',
   version: 'v1',
   resource: 'leases',
+  printer: leasePrinter,
   singular: 'lease',
   kind: 'Lease',
   listKind: 'LeaseList',

@@ -11,6 +11,7 @@ import { FieldError, jsonClone, nameIsDNSLabel, type KubeObject } from '@setpoin
 import { validateFinalizerName } from '../objectmeta.js';
 import { namespaceSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
+import { namespacePrinter } from '../../tables/core.js';
 
 /** The label Kubernetes keeps equal to every namespace's name. */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -97,6 +98,7 @@ export const namespaceResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'namespaces',
+  printer: namespacePrinter,
   singular: 'namespace',
   kind: 'Namespace',
   listKind: 'NamespaceList',

@@ -18,6 +18,7 @@ import {
 } from '@setpoint/api';
 import { nodeSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
+import { nodePrinter } from '../../tables/node.js';
 
 /** The taint effects Kubernetes supports, in the order its message lists them. */
 export const TAINT_EFFECTS: readonly string[] = Object.freeze(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
@@ -265,6 +266,7 @@ export const nodeResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'nodes',
+  printer: nodePrinter,
   singular: 'node',
   kind: 'Node',
   listKind: 'NodeList',

@@ -13,6 +13,7 @@ import type { ResourceDef, StrategyContext } from '../types.js';
 import { isObject, objectAt, objectsAt, stringAt, type JsonObject } from '../validation/json-fields.js';
 import { validatePod, validatePodStatusUpdate, validatePodUpdate } from '../validation/pod.js';
 import { computePodQOS } from './pod-qos.js';
+import { podPrinter } from '../../tables/pod.js';
 
 export { computePodQOS, type PodQOSClass } from './pod-qos.js';
 export { validateBinding } from '../validation/pod.js';
@@ -105,6 +106,7 @@ export const pods: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'pods',
+  printer: podPrinter,
   singular: 'pod',
   kind: 'Pod',
   listKind: 'PodList',

@@ -11,12 +11,14 @@ import { publishedKindSchema } from '../schemas/published.js';
 import type { ResourceDef } from '../types.js';
 import { objectAt } from '../validation/json-fields.js';
 import { validatePodTemplateSpec } from '../validation/pod-spec.js';
+import { podTemplatePrinter } from '../../tables/workloads.js';
 
 /** podtemplates (v1). */
 export const podTemplateResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'podtemplates',
+  printer: podTemplatePrinter,
   singular: 'podtemplate',
   kind: 'PodTemplate',
   listKind: 'PodTemplateList',

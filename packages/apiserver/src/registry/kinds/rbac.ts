@@ -14,6 +14,7 @@ import { FieldError, OMIT_VALUE, labelSelectorAsSelector, nameIsDNSSubdomain, va
 import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from '../schemas/rbac.js';
 import type { ResourceDef } from '../types.js';
 import { validateLabelSelector } from '../validation/label-selector.js';
+import { roleBindingPrinter, rolePrinter } from '../../tables/rbac.js';
 
 /** The API group of the RBAC kinds. */
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -190,6 +191,7 @@ const common = { version: 'v1', group: RBAC_GROUP, nameValidator: validatePathSe
 export const roleResource: ResourceDef = {
   ...common,
   resource: 'roles',
+  printer: rolePrinter,
   singular: 'role',
   kind: 'Role',
   listKind: 'RoleList',
@@ -202,6 +204,7 @@ export const roleResource: ResourceDef = {
 export const clusterRoleResource: ResourceDef = {
   ...common,
   resource: 'clusterroles',
+  printer: rolePrinter,
   singular: 'clusterrole',
   kind: 'ClusterRole',
   listKind: 'ClusterRoleList',
@@ -214,6 +217,7 @@ export const clusterRoleResource: ResourceDef = {
 export const roleBindingResource: ResourceDef = {
   ...common,
   resource: 'rolebindings',
+  printer: roleBindingPrinter,
   singular: 'rolebinding',
   kind: 'RoleBinding',
   listKind: 'RoleBindingList',
@@ -230,6 +234,7 @@ export const roleBindingResource: ResourceDef = {
 export const clusterRoleBindingResource: ResourceDef = {
   ...common,
   resource: 'clusterrolebindings',
+  printer: roleBindingPrinter,
   singular: 'clusterrolebinding',
   kind: 'ClusterRoleBinding',
   listKind: 'ClusterRoleBindingList',

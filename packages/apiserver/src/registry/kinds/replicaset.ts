@@ -10,6 +10,7 @@ import { replicaSetSchema } from '../schemas/workloads.js';
 import type { ResourceDef } from '../types.js';
 import { validateReplicaSet, validateReplicaSetStatus, validateSelectorUpdate } from '../validation/apps.js';
 import { isObject, setDefault } from '../validation/json-fields.js';
+import { replicaSetPrinter } from '../../tables/workloads.js';
 
 /** SetObjectDefaults_ReplicaSet: spec.replicas 1, then the template's pod spec defaults. */
 export function defaultReplicaSet(rs: KubeObject): void {
@@ -24,6 +25,7 @@ export const replicasets: ResourceDef = {
   group: 'apps',
   version: 'v1',
   resource: 'replicasets',
+  printer: replicaSetPrinter,
   singular: 'replicaset',
   kind: 'ReplicaSet',
   listKind: 'ReplicaSetList',

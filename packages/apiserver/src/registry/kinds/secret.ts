@@ -10,6 +10,7 @@ import { validateImmutableField } from '../objectmeta.js';
 import { secretSchema } from '../schemas/core.js';
 import type { ResourceDef } from '../types.js';
 import { IMMUTABLE_WHEN_SET_MSG, MAX_SECRET_SIZE, isConfigMapKey, sameMap, stringEntries, validateByteValues } from './configmap.js';
+import { secretPrinter } from '../../tables/core.js';
 
 /** The secret type a Secret gets when it has none. */
 export const SECRET_TYPE_OPAQUE = 'Opaque';
@@ -115,6 +116,7 @@ export const secretResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'secrets',
+  printer: secretPrinter,
   singular: 'secret',
   kind: 'Secret',
   listKind: 'SecretList',

@@ -8,6 +8,7 @@ import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
 import { handleTokenRequest } from '../../routes/tokenrequest.js';
 import { serviceAccountSchema } from '../schemas/core.js';
 import type { ResourceDef, SubresourceDef } from '../types.js';
+import { serviceAccountPrinter } from '../../tables/core.js';
 
 /** Kubernetes' cleanSecretReferences: each entry of `secrets` keeps only its name. */
 export function cleanSecretReferences(obj: KubeObject): void {
@@ -38,6 +39,7 @@ export const serviceAccountResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'serviceaccounts',
+  printer: serviceAccountPrinter,
   singular: 'serviceaccount',
   kind: 'ServiceAccount',
   listKind: 'ServiceAccountList',
