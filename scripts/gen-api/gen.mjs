@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { definitionsModule, openapiDefinitions } from './openapi.mjs';
-import { messagesModule, protobufMessages } from './protobuf.mjs';
+import { messagesModule, protobufMessages, protobufPackages } from './protobuf.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const data = join(root, 'data/kubernetes-v1.32');
@@ -18,6 +18,7 @@ function generate() {
   return {
     'packages/apiserver/src/http/protobuf/generated/messages.ts': messagesModule(
       protobufMessages(data),
+      protobufPackages(data),
       'data/kubernetes-v1.32/proto and gofields.json',
     ),
     'packages/apiserver/src/registry/schemas/generated/definitions.ts': definitionsModule(

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '@setpoint/api';
 import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
-import { PROTOBUF_MEDIA_TYPE, decodeProtobuf } from './protobuf/index.js';
+import { PROTOBUF_MEDIA_TYPE, decodeProtobuf, type ProtobufKinds } from './protobuf/index.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -26,13 +26,15 @@ export function mediaType(contentType: string | undefined): string {
 
 /**
  * Parses a body; a protobuf body becomes the JSON object it encodes, with apiVersion and kind from
- * its envelope. An empty body is undefined. Throws BadRequest (malformed) or UnsupportedMediaType.
+ * its envelope, when `protobufKinds` takes that kind (without it: any kind with a message). An
+ * empty body is undefined. Throws BadRequest (malformed) or UnsupportedMediaType.
  */
-export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
+export function decodeBody(raw: Buffer | undefined, contentType: string | undefined, protobufKinds?: ProtobufKinds): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
   const media = mediaType(contentType);
-  // A kind without a protobuf message (a custom resource) answers 415, and the client uses JSON.
-  if (media === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(raw);
+  // A kind without a protobuf message, or one no resource takes in protobuf (a custom resource),
+  // answers 415, and the client uses JSON.
+  if (media === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(raw, protobufKinds);
   const text = raw.toString('utf8');
   if (jsonTypes.has(media) || media === '') {
     if (text.length > MAX_BODY_DEPTH && jsonTooDeep(text)) throw tooDeep();

@@ -8,6 +8,8 @@ import { groupVersion, type ResourceDef } from './types.js';
 export class Registry {
   private readonly byPath = new Map<string, ResourceDef>();
   private readonly listeners = new Set<() => void>();
+  /** What takesProtobuf answers from, made again after a kind is added or removed. */
+  private protobufKinds: ReadonlySet<string> | undefined;
 
   constructor(defs: readonly ResourceDef[] = []) {
     for (const def of defs) this.add(def);
@@ -16,12 +18,14 @@ export class Registry {
   /** Adds (or replaces) a kind. */
   add(def: ResourceDef): void {
     this.byPath.set(pathKey(def.group, def.version, def.resource), def);
+    this.protobufKinds = undefined;
     for (const listener of this.listeners) listener();
   }
 
   /** Removes a kind; true when it was served. */
   remove(group: string, version: string, resource: string): boolean {
     const removed = this.byPath.delete(pathKey(group, version, resource));
+    this.protobufKinds = undefined;
     if (removed) for (const listener of this.listeners) listener();
     return removed;
   }
@@ -64,11 +68,33 @@ export class Registry {
     return this.all().filter((d) => d.group === group && d.version === version);
   }
 
+  /**
+   * Whether some served kind takes `apiVersion` + `kind` in protobuf: a kind or list kind whose
+   * ResourceDef says `protobuf`, or the Scale or Binding of one of its subresources. A ProtobufKinds.
+   */
+  readonly takesProtobuf = (apiVersion: string, kind: string): boolean => {
+    this.protobufKinds ??= protobufKindsOf(this.byPath.values());
+    return this.protobufKinds.has(`${apiVersion}/${kind}`);
+  };
+
   /** Calls `listener` whenever a kind is added or removed; returns the unsubscribe. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** "apiVersion/kind" of every kind `defs` take in protobuf. */
+function protobufKindsOf(defs: Iterable<ResourceDef>): Set<string> {
+  const out = new Set<string>();
+  for (const def of defs) {
+    if (def.protobuf !== true) continue;
+    const gv = groupVersion(def);
+    out.add(`${gv}/${def.kind}`).add(`${gv}/${def.listKind}`);
+    if (def.subresources?.scale !== undefined) out.add('autoscaling/v1/Scale');
+    if (def.subresources?.binding === true) out.add('v1/Binding');
+  }
+  return out;
 }
 
 function pathKey(group: string, version: string, resource: string): string {

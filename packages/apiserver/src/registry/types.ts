@@ -161,6 +161,13 @@ export interface ResourceDef {
    * NAME and AGE, as kube-apiserver prints custom resources without additionalPrinterColumns.
    */
   readonly printer?: TablePrinter;
+  /**
+   * Served in Kubernetes' protobuf encoding as well as JSON: objects, lists and watches of the kind,
+   * and the bodies of its subresources (a Scale, a Binding), with the messages generated from the
+   * published definitions. Set once the kind's objects survive JSON → protobuf → JSON (special JSON
+   * forms need a codec in http/protobuf/convert.ts). Default false: JSON only, as custom resources.
+   */
+  readonly protobuf?: boolean;
   /** Table columns from a CRD's additionalPrinterColumns (they take the place of `printer`). */
   readonly printerColumns?: readonly PrinterColumn[];
 }

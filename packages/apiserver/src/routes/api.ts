@@ -21,11 +21,10 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discove
 import { decodeBody } from '../http/body.js';
 import type { RequestLimits } from '../http/limits.js';
 import type { ApiMetrics } from '../http/metrics.js';
-import { hasProtobufMessage } from '../http/protobuf/index.js';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from '../http/requestinfo.js';
 import { negotiateMedia, send } from '../http/respond.js';
 import type { Registry } from '../registry/registry.js';
-import { groupVersion, type ResourceDef, type SubresourceServices } from '../registry/types.js';
+import type { ResourceDef, SubresourceServices } from '../registry/types.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import type { Storages } from '../storage/storages.js';
 import { handleResource, notFoundPath } from './resources.js';
@@ -121,6 +120,7 @@ const routes: readonly Route[] = [
         stopping: parts.stopping,
         onWatchLine: () => parts.metrics.watchEvents.inc(watchLabels),
         minRequestTimeoutSeconds: parts.limits.minRequestTimeoutSeconds,
+        protobufKinds: parts.registry.takesProtobuf,
         onWatchStart: () => {
           parts.metrics.watchers.inc(watchLabels);
           return () => parts.metrics.watchers.dec(watchLabels);
@@ -158,7 +158,7 @@ async function admitRequest({ req, info }: Stored, parts: ApiRouteParts) {
   if (refused !== undefined) throw refused;
   const user = req.setpointUser;
   const admission = user === undefined ? undefined : parts.authorization()?.admission(user, info);
-  if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type']));
+  if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type'], parts.registry.takesProtobuf));
   return admission?.write;
 }
 
@@ -166,8 +166,8 @@ async function admitRequest({ req, info }: Stored, parts: ApiRouteParts) {
 function handleReview({ req, reply, info, def }: Routed & { info: ResourceRequestInfo; def: ResourceDef }, parts: ApiRouteParts): FastifyReply {
   if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw ApiError.methodNotAllowed(info.verb, { group: def.group, resource: def.resource });
   if (def.namespaced !== (info.namespace !== '')) throw notFoundPath();
-  const media = negotiateMedia(req.headers.accept, { protobuf: hasProtobufMessage(groupVersion(def), def.kind) });
-  const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+  const media = negotiateMedia(req.headers.accept, { protobuf: def.protobuf === true });
+  const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], parts.registry.takesProtobuf);
   if (body === undefined) throw ApiError.badRequest('the request body is empty');
   const user = req.setpointUser ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
   const authorization = parts.authorization() ?? Authorization.allowAll();

@@ -8,9 +8,9 @@ import { decodeBody } from '../http/body.js';
 import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
 import { checkListOptions, checkResourceVersion, queryBool, queryInt64, type Query } from '../http/queryparams.js';
-import { PROTOBUF_WATCH_CONTENT_TYPE, hasProtobufMessage, watchEventFrame } from '../http/protobuf/index.js';
+import { PROTOBUF_WATCH_CONTENT_TYPE, type ProtobufKinds, watchEventFrame } from '../http/protobuf/index.js';
 import { negotiateMedia, negotiateOutput, send, type OutputMedia } from '../http/respond.js';
-import { groupVersion, type ResourceDef } from '../registry/types.js';
+import type { ResourceDef } from '../registry/types.js';
 import { managerOf, validateFieldManager } from '../storage/managedfields.js';
 import { patchTypeOf, acceptedPatchTypes } from '../storage/patch.js';
 import { parseResourceVersion, type FieldValidation, type ResourceStorage, type WriteOptions } from '../storage/rest.js';
@@ -28,6 +28,8 @@ export interface ResourceContext {
   readonly admit?: WriteOptions['admit'];
   /** A watch without timeoutSeconds lasts between this and twice this (--min-request-timeout). Default 1800. */
   readonly minRequestTimeoutSeconds?: number;
+  /** The kinds request bodies may carry in protobuf (Registry.takesProtobuf). Default: any with a message. */
+  readonly protobufKinds?: ProtobufKinds;
 }
 
 /** The longest watch timeout served: what a Node timer can wait. */
@@ -99,7 +101,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
   const def = storage.def;
   const query = req.query as Query;
   // Built-in kinds answer in protobuf to clients that list it first.
-  const protobuf = hasProtobufMessage(groupVersion(def), def.kind);
+  const protobuf = def.protobuf === true;
   // A watch streams JSON lines whatever else Accept says (never a 406), or protobuf frames; it
   // honours a request for Tables.
   const watchMedia = info.verb === 'watch' ? negotiateOutput(req.headers.accept, { protobuf }) : undefined;
@@ -183,7 +185,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       return reply;
     }
     case 'create': {
-      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       const options = writeOptions(query, warnings, 'CreateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
       if (sub === 'binding') return finish(201, await storage.bind(info.namespace, info.name, body, options));
       if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
@@ -191,7 +193,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       return finish(201, await storage.create(info.namespace, body as KubeObject, options));
     }
     case 'update': {
-      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
       const options = writeOptions(query, warnings, 'UpdateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
       if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { body }, options));
@@ -201,7 +203,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     case 'patch': {
       const type = patchTypeOf(req.headers['content-type']);
       if (type === undefined) throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
-      const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       if (patch === undefined) throw ApiError.badRequest('the request body is empty');
       const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), admit: ctx.admit });
       if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { patchType: type, patch }, options));
@@ -213,7 +215,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       return finish(200, await storage.patch(info.namespace, info.name, type, patch, { ...options, ...(sub ? { subresource: sub } : {}) }));
     }
     case 'delete': {
-      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       const opts = deleteOptions(body, query);
       const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);
       const outcome = await storage.delete(info.namespace, info.name, opts, options.dryRun);
@@ -228,7 +230,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     }
     case 'deletecollection': {
       checkListOptions(query);
-      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type']);
+      const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       const opts = deleteOptions(body, query);
       const options = writeOptions(query, warnings, 'DeleteOptions', opts.dryRun);
       const filter = parseFilter(def, info.namespace, q(query, 'labelSelector'), q(query, 'fieldSelector'));

@@ -6,7 +6,7 @@
 import { ApiError } from '@setpoint/api';
 import { jsonToMessage, messageToJson } from './convert.js';
 import { openEnvelope, sealEnvelope } from './envelope.js';
-import { protobufSchema } from './schema.js';
+import { META_KINDS, protobufSchema, type ProtobufKinds } from './schema.js';
 
 /** The media type of Kubernetes' protobuf encoding. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -15,13 +15,14 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
  * Decodes a protobuf body into a JSON object whose `kind` and `apiVersion` come from the envelope.
  * Throws ApiError BadRequest when the bytes are malformed or name no kind, and UnsupportedMediaType
  * with Kubernetes' message (the one it gives for custom resources, after which clients use JSON)
- * when the kind has no protobuf message here.
+ * when the kind has no protobuf message, or `accepts` (the server's resources) does not take it.
  */
-export function decodeObject(bytes: Uint8Array): Record<string, unknown> {
+export function decodeObject(bytes: Uint8Array, accepts?: ProtobufKinds): Record<string, unknown> {
   const envelope = openEnvelope(bytes);
   if (envelope.kind === '') throw ApiError.badRequest(`Object 'Kind' is missing in the protobuf envelope (apiVersion ${JSON.stringify(envelope.apiVersion)})`);
   if (envelope.apiVersion === '') throw ApiError.badRequest(`Object 'apiVersion' is missing in the protobuf envelope (kind ${JSON.stringify(envelope.kind)})`);
-  const type = protobufSchema().messageFor(envelope.apiVersion, envelope.kind);
+  const taken = accepts === undefined || META_KINDS.has(envelope.kind) || accepts(envelope.apiVersion, envelope.kind);
+  const type = taken ? protobufSchema().messageFor(envelope.apiVersion, envelope.kind) : undefined;
   if (type === undefined) throw ApiError.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
     const message = type.decode(envelope.raw) as unknown as Record<string, unknown>;

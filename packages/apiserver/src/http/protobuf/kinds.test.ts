@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ApiError } from '@setpoint/api';
+import { crdResource } from '../../crd/definition.js';
 import { builtinResources } from '../../registry/builtin.js';
+import { Registry } from '../../registry/registry.js';
 import { groupVersion } from '../../registry/types.js';
 import { decodeProtobuf, encodeProtobuf, hasProtobufMessage } from './index.js';
 
@@ -502,15 +505,25 @@ describe('protobuf round trip of the built-in kinds (JSON → protobuf → JSON)
     assertRoundTrip({ kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', propagationPolicy: 'Background' });
   });
 
-  test('every kind and list kind of core, apps, coordination and rbac has a protobuf message', () => {
-    // CustomResourceDefinitions (apiextensions.k8s.io) are served in JSON only for now: clients
-    // that offer protobuf and JSON get JSON.
+  test('every kind and list kind of core, apps, coordination and rbac has a protobuf message and is served in it', () => {
+    const registry = new Registry(builtinResources);
     for (const def of builtinResources.filter((d) => ['', 'apps', 'coordination.k8s.io', 'rbac.authorization.k8s.io'].includes(d.group))) {
       assert.ok(hasProtobufMessage(groupVersion(def), def.kind), `${def.kind} has a protobuf message`);
       assert.ok(hasProtobufMessage(groupVersion(def), def.listKind), `${def.listKind} has a protobuf message`);
+      assert.equal(def.protobuf, true, `${def.kind} is served in protobuf`);
+      assert.equal(registry.takesProtobuf(groupVersion(def), def.kind), true, def.kind);
+      assert.equal(registry.takesProtobuf(groupVersion(def), def.listKind), true, def.listKind);
     }
+    assert.equal(registry.takesProtobuf('autoscaling/v1', 'Scale'), true);
+    assert.equal(registry.takesProtobuf('v1', 'Binding'), true);
     assert.equal(hasProtobufMessage('example.com/v1', 'Widget'), false);
     assert.equal(hasProtobufMessage('apps/v1', 'Pod'), false);
-    assert.equal(hasProtobufMessage('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), false);
+    // CustomResourceDefinitions (apiextensions.k8s.io) are served in JSON only for now: clients
+    // that offer protobuf and JSON get JSON, and a protobuf body is refused.
+    assert.equal(crdResource.protobuf, undefined);
+    assert.equal(registry.takesProtobuf('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), false);
+    assert.equal(registry.takesProtobuf('v1', 'PodSpec'), false);
+    const crd = encodeProtobuf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } })!;
+    assert.throws(() => decodeProtobuf(crd, registry.takesProtobuf), (err) => err instanceof ApiError && err.code === 415);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The protobuf schema of the built-in kinds: the message descriptors generated from Kubernetes
  * 1.32's published definitions (generated/messages.ts, by `npm run gen:api` from
- * data/kubernetes-v1.32), built on first use into one protobufjs Root, and the table from
- * apiVersion + kind to the message of that kind.
+ * data/kubernetes-v1.32), built on first use into one protobufjs Root; a kind's message is the one
+ * of its name in its group version's package.
  *
  * Package, message and field names and numbers are Kubernetes'. Two field flags are Setpoint's
  * own and steer only the JSON side of the conversion (convert.ts); the generator derives them from
@@ -16,7 +16,7 @@
  *   LocalObjectReference inside key selectors and volume sources).
  */
 import protobuf from 'protobufjs';
-import { messages } from './generated/messages.js';
+import { messages, packages } from './generated/messages.js';
 
 /**
  * A message's fields as the generator writes them: [name, number, type, flags?] — type a scalar
@@ -29,44 +29,34 @@ export type MessageType = protobuf.Type;
 
 const META_V1 = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
-/** The kinds with a protobuf message, by apiVersion, and the package that holds their messages. */
-const KINDS: ReadonlyArray<{ readonly apiVersion: string; readonly pkg: string; readonly kinds: readonly string[] }> = [
-  {
-    apiVersion: 'v1',
-    pkg: 'k8s.io.api.core.v1',
-    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Event', 'ServiceAccount', 'Node', 'Pod', 'PodTemplate'].flatMap((k) => [k, `${k}List`]).concat('Binding'),
-  },
-  { apiVersion: 'apps/v1', pkg: 'k8s.io.api.apps.v1', kinds: ['Deployment', 'DeploymentList', 'ReplicaSet', 'ReplicaSetList'] },
-  { apiVersion: 'coordination.k8s.io/v1', pkg: 'k8s.io.api.coordination.v1', kinds: ['Lease', 'LeaseList'] },
-  { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['Scale'] },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    pkg: 'k8s.io.api.rbac.v1',
-    kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].flatMap((k) => [k, `${k}List`]),
-  },
-  {
-    apiVersion: 'authorization.k8s.io/v1',
-    pkg: 'k8s.io.api.authorization.v1',
-    kinds: ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'],
-  },
-];
-
 /**
  * meta.k8s.io/v1 kinds that every group version carries (as Kubernetes' AddToGroupVersion
  * registers them): a Status or DeleteOptions is read whatever apiVersion it names.
  */
-const META_KINDS: ReadonlySet<string> = new Set(['Status', 'DeleteOptions']);
+export const META_KINDS: ReadonlySet<string> = new Set(['Status', 'DeleteOptions']);
 
-const messageNames = new Map<string, string>();
-for (const { apiVersion, pkg, kinds } of KINDS) for (const kind of kinds) messageNames.set(`${apiVersion}/${kind}`, `${pkg}.${kind}`);
-
-/** The full name of the message of `apiVersion` + `kind`, or undefined when it has none. */
+/**
+ * The full name of the message of `apiVersion` + `kind` (PACKAGE.KIND in the group version's
+ * package), or undefined when it has none: a custom resource, an unserved group version.
+ */
 function messageName(apiVersion: string, kind: string): string | undefined {
   if (META_KINDS.has(kind)) return `${META_V1}.${kind}`;
-  return messageNames.get(`${apiVersion}/${kind}`);
+  const pkg = Object.hasOwn(packages, apiVersion) ? packages[apiVersion] : undefined;
+  const name = `${pkg}.${kind}`;
+  return pkg !== undefined && Object.hasOwn(messages, name) ? name : undefined;
 }
 
-/** Whether objects of `apiVersion` + `kind` have a protobuf message (without parsing the schema). */
+/**
+ * Which kinds a server takes in protobuf request bodies (apiVersion, kind): those its resources
+ * declare (ResourceDef.protobuf; the Registry answers it). Status and DeleteOptions always.
+ */
+export type ProtobufKinds = (apiVersion: string, kind: string) => boolean;
+
+/**
+ * Whether objects of `apiVersion` + `kind` have a protobuf message in Kubernetes' published
+ * definitions (without parsing the schema). Whether a resource is served in protobuf is its
+ * ResourceDef's `protobuf`.
+ */
 export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
   return messageName(apiVersion, kind) !== undefined;
 }
@@ -84,9 +74,9 @@ export interface ProtobufSchema {
 let schema: ProtobufSchema | undefined;
 
 /**
- * The schema, built on the first call and shared afterwards: the messages the kinds of KINDS, the
- * envelope and the meta kinds reach, not all of generated/. Throws only if the generated
- * descriptors are malformed, which the tests rule out.
+ * The schema, built on the first call and shared afterwards: the envelope's and the meta kinds'
+ * messages, and each kind's (with what it reaches) the first time it is asked for, not all of
+ * generated/. Throws only if the generated descriptors are malformed, which the tests rule out.
  */
 export function protobufSchema(): ProtobufSchema {
   schema ??= parseSchema();
@@ -107,33 +97,34 @@ function reachable(roots: Iterable<string>): Set<string> {
 
 function parseSchema(): ProtobufSchema {
   const root = new protobuf.Root();
-  const needed = reachable([
-    'k8s.io.apimachinery.pkg.runtime.Unknown',
-    `${META_V1}.WatchEvent`,
-    ...[...META_KINDS].map((kind) => `${META_V1}.${kind}`),
-    ...messageNames.values(),
-  ]);
-  for (const fullName of needed) {
-    const fields = messages[fullName];
-    if (fields === undefined) throw new Error(`no protobuf message ${fullName} in generated/messages.ts`);
-    const dot = fullName.lastIndexOf('.');
-    const type = new protobuf.Type(fullName.slice(dot + 1));
-    for (const [name, id, valueType, flags = ''] of fields) {
-      // A message type as an absolute reference (leading dot), so that resolving does not look in
-      // the referring package first.
-      const typeName = valueType.includes('.') ? `.${valueType}` : valueType;
-      const options: Record<string, boolean> = {};
-      if (flags.includes('k')) options['(keep)'] = true;
-      if (flags.includes('i')) options['(inline)'] = true;
-      type.add(
-        flags.includes('m')
-          ? new protobuf.MapField(name, id, 'string', typeName, options)
-          : new protobuf.Field(name, id, typeName, flags.includes('r') ? 'repeated' : 'optional', undefined, options),
-      );
+  const defined = new Set<string>();
+  /** Defines `roots` and every message they reach that is not defined yet, and resolves them. */
+  const define = (roots: Iterable<string>) => {
+    const needed = [...reachable(roots)].filter((name) => !defined.has(name));
+    for (const fullName of needed) {
+      const fields = messages[fullName];
+      if (fields === undefined) throw new Error(`no protobuf message ${fullName} in generated/messages.ts`);
+      const dot = fullName.lastIndexOf('.');
+      const type = new protobuf.Type(fullName.slice(dot + 1));
+      for (const [name, id, valueType, flags = ''] of fields) {
+        // A message type as an absolute reference (leading dot), so that resolving does not look in
+        // the referring package first.
+        const typeName = valueType.includes('.') ? `.${valueType}` : valueType;
+        const options: Record<string, boolean> = {};
+        if (flags.includes('k')) options['(keep)'] = true;
+        if (flags.includes('i')) options['(inline)'] = true;
+        type.add(
+          flags.includes('m')
+            ? new protobuf.MapField(name, id, 'string', typeName, options)
+            : new protobuf.Field(name, id, typeName, flags.includes('r') ? 'repeated' : 'optional', undefined, options),
+        );
+      }
+      root.define(fullName.slice(0, dot)).add(type);
+      defined.add(fullName);
     }
-    root.define(fullName.slice(0, dot)).add(type);
-  }
-  root.resolveAll();
+    if (needed.length > 0) root.resolveAll();
+  };
+  define(['k8s.io.apimachinery.pkg.runtime.Unknown', `${META_V1}.WatchEvent`, ...[...META_KINDS].map((kind) => `${META_V1}.${kind}`)]);
   const types = new Map<string, MessageType>();
   return {
     unknown: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'),
@@ -143,6 +134,7 @@ function parseSchema(): ProtobufSchema {
       if (name === undefined) return undefined;
       let type = types.get(name);
       if (type === undefined) {
+        define([name]);
         type = root.lookupType(name);
         types.set(name, type);
       }

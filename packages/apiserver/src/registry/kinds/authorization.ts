@@ -16,6 +16,7 @@ const common = { group: AUTHORIZATION_GROUP, version: 'v1', createOnly: true, st
 export const selfSubjectAccessReviewResource: ResourceDef = {
   ...common,
   resource: 'selfsubjectaccessreviews',
+  protobuf: true,
   singular: 'selfsubjectaccessreview',
   kind: 'SelfSubjectAccessReview',
   listKind: 'SelfSubjectAccessReviewList',
@@ -27,6 +28,7 @@ export const selfSubjectAccessReviewResource: ResourceDef = {
 export const selfSubjectRulesReviewResource: ResourceDef = {
   ...common,
   resource: 'selfsubjectrulesreviews',
+  protobuf: true,
   singular: 'selfsubjectrulesreview',
   kind: 'SelfSubjectRulesReview',
   listKind: 'SelfSubjectRulesReviewList',
@@ -38,6 +40,7 @@ export const selfSubjectRulesReviewResource: ResourceDef = {
 export const subjectAccessReviewResource: ResourceDef = {
   ...common,
   resource: 'subjectaccessreviews',
+  protobuf: true,
   singular: 'subjectaccessreview',
   kind: 'SubjectAccessReview',
   listKind: 'SubjectAccessReviewList',
@@ -49,6 +52,7 @@ export const subjectAccessReviewResource: ResourceDef = {
 export const localSubjectAccessReviewResource: ResourceDef = {
   ...common,
   resource: 'localsubjectaccessreviews',
+  protobuf: true,
   singular: 'localsubjectaccessreview',
   kind: 'LocalSubjectAccessReview',
   listKind: 'LocalSubjectAccessReviewList',

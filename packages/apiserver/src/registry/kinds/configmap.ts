@@ -145,6 +145,7 @@ export const configMapResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'configmaps',
+  protobuf: true,
   printer: configMapPrinter,
   singular: 'configmap',
   kind: 'ConfigMap',

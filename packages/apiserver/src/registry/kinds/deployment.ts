@@ -42,6 +42,7 @@ export const deployments: ResourceDef = {
   group: 'apps',
   version: 'v1',
   resource: 'deployments',
+  protobuf: true,
   printer: deploymentPrinter,
   singular: 'deployment',
   kind: 'Deployment',

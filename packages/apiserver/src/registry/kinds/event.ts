@@ -107,6 +107,7 @@ export const eventResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'events',
+  protobuf: true,
   printer: eventPrinter,
   singular: 'event',
   kind: 'Event',

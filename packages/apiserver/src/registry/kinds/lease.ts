@@ -66,6 +66,7 @@ export const leaseResource: ResourceDef = {
   group: 'coordination.k8s.io',
   version: 'v1',
   resource: 'leases',
+  protobuf: true,
   printer: leasePrinter,
   singular: 'lease',
   kind: 'Lease',

@@ -98,6 +98,7 @@ export const namespaceResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'namespaces',
+  protobuf: true,
   printer: namespacePrinter,
   singular: 'namespace',
   kind: 'Namespace',

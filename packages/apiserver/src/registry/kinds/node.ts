@@ -266,6 +266,7 @@ export const nodeResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'nodes',
+  protobuf: true,
   printer: nodePrinter,
   singular: 'node',
   kind: 'Node',

@@ -106,6 +106,7 @@ export const pods: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'pods',
+  protobuf: true,
   printer: podPrinter,
   singular: 'pod',
   kind: 'Pod',

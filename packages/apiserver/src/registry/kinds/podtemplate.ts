@@ -18,6 +18,7 @@ export const podTemplateResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'podtemplates',
+  protobuf: true,
   printer: podTemplatePrinter,
   singular: 'podtemplate',
   kind: 'PodTemplate',

@@ -191,6 +191,7 @@ const common = { version: 'v1', group: RBAC_GROUP, nameValidator: validatePathSe
 export const roleResource: ResourceDef = {
   ...common,
   resource: 'roles',
+  protobuf: true,
   printer: rolePrinter,
   singular: 'role',
   kind: 'Role',
@@ -204,6 +205,7 @@ export const roleResource: ResourceDef = {
 export const clusterRoleResource: ResourceDef = {
   ...common,
   resource: 'clusterroles',
+  protobuf: true,
   printer: rolePrinter,
   singular: 'clusterrole',
   kind: 'ClusterRole',
@@ -217,6 +219,7 @@ export const clusterRoleResource: ResourceDef = {
 export const roleBindingResource: ResourceDef = {
   ...common,
   resource: 'rolebindings',
+  protobuf: true,
   printer: roleBindingPrinter,
   singular: 'rolebinding',
   kind: 'RoleBinding',
@@ -234,6 +237,7 @@ export const roleBindingResource: ResourceDef = {
 export const clusterRoleBindingResource: ResourceDef = {
   ...common,
   resource: 'clusterrolebindings',
+  protobuf: true,
   printer: roleBindingPrinter,
   singular: 'clusterrolebinding',
   kind: 'ClusterRoleBinding',

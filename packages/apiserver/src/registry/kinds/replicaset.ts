@@ -25,6 +25,7 @@ export const replicasets: ResourceDef = {
   group: 'apps',
   version: 'v1',
   resource: 'replicasets',
+  protobuf: true,
   printer: replicaSetPrinter,
   singular: 'replicaset',
   kind: 'ReplicaSet',

@@ -116,6 +116,7 @@ export const secretResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'secrets',
+  protobuf: true,
   printer: secretPrinter,
   singular: 'secret',
   kind: 'Secret',

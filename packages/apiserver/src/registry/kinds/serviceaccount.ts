@@ -39,6 +39,7 @@ export const serviceAccountResource: ResourceDef = {
   group: '',
   version: 'v1',
   resource: 'serviceaccounts',
+  protobuf: true,
   printer: serviceAccountPrinter,
   singular: 'serviceaccount',
   kind: 'ServiceAccount',

@@ -579,3 +579,28 @@ export const messages: Readonly<Record<string, MessageFields>> = {
   "k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceStatus": [["conditions",1,"k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceCondition","r"]],
   "k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.ServiceReference": [["namespace",1,"string"],["name",2,"string"],["port",3,"int32","k"]],
 };
+
+/** The package of each served group version's messages, by apiVersion: a kind's message is PACKAGE.KIND. */
+export const packages: Readonly<Record<string, string>> = {
+  "v1": "k8s.io.api.core.v1",
+  "admissionregistration.k8s.io/v1": "k8s.io.api.admissionregistration.v1",
+  "apiextensions.k8s.io/v1": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1",
+  "apiregistration.k8s.io/v1": "k8s.io.kube_aggregator.pkg.apis.apiregistration.v1",
+  "apps/v1": "k8s.io.api.apps.v1",
+  "authentication.k8s.io/v1": "k8s.io.api.authentication.v1",
+  "authorization.k8s.io/v1": "k8s.io.api.authorization.v1",
+  "autoscaling/v1": "k8s.io.api.autoscaling.v1",
+  "autoscaling/v2": "k8s.io.api.autoscaling.v2",
+  "batch/v1": "k8s.io.api.batch.v1",
+  "certificates.k8s.io/v1": "k8s.io.api.certificates.v1",
+  "coordination.k8s.io/v1": "k8s.io.api.coordination.v1",
+  "discovery.k8s.io/v1": "k8s.io.api.discovery.v1",
+  "events.k8s.io/v1": "k8s.io.api.events.v1",
+  "flowcontrol.apiserver.k8s.io/v1": "k8s.io.api.flowcontrol.v1",
+  "networking.k8s.io/v1": "k8s.io.api.networking.v1",
+  "node.k8s.io/v1": "k8s.io.api.node.v1",
+  "policy/v1": "k8s.io.api.policy.v1",
+  "rbac.authorization.k8s.io/v1": "k8s.io.api.rbac.v1",
+  "scheduling.k8s.io/v1": "k8s.io.api.scheduling.v1",
+  "storage.k8s.io/v1": "k8s.io.api.storage.v1",
+};
