@@ -142,8 +142,7 @@ function itemsOf(items: readonly unknown[], list: ListType, path: string[], all:
     else seen.add(e);
   }
   const children: FieldSet = {};
-  for (let i = 0; i < items.length; i++) {
-    const e = elements[i]!;
+  for (const [i, e] of elements.entries()) {
     if (duplicates.has(e)) {
       children[e] = {};
       continue;
@@ -320,8 +319,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
+    return a.every((item, i) => jsonEqual(item, b[i]));
   }
   if (Array.isArray(b)) return false;
   const am = a as JsonMap;
