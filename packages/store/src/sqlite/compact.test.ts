@@ -44,7 +44,7 @@ async function nextEvent(watch: AsyncIterator<WatchEvent>, ms = 5_000): Promise<
 
 const REFUSE = `CREATE TRIGGER refuse BEFORE INSERT ON log WHEN NEW.key LIKE '/refused/%' BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END;`;
 
-describe('SqliteStore: a commit that fails', () => {
+describe('SqliteStore: a commit that fails', { timeout: 10_000 }, () => {
   it('rejects every write of its batch with the reason, takes no revision, publishes nothing, and the next writes commit', async () => {
     await withDir(async (dir) => {
       const path = join(dir, 'state.db');
@@ -103,7 +103,7 @@ describe('SqliteStore: a commit that fails', () => {
   });
 });
 
-describe('SqliteStore: compaction', () => {
+describe('SqliteStore: compaction', { timeout: 10_000 }, () => {
   it('one compaction at a time: a second call waits for the first, then goes on from where it ended', async () => {
     await withDir(async (dir) => {
       const store = await SqliteStore.open({ path: join(dir, 'state.db'), reserveBytes: 0, compactionBatch: 1 });
@@ -176,7 +176,7 @@ describe('SqliteStore: compaction', () => {
   });
 });
 
-describe('SqliteStore: compaction keeps a few free pages', () => {
+describe('SqliteStore: compaction keeps a few free pages', { timeout: 10_000 }, () => {
   const value = 'x'.repeat(10_000);
   const creates = (store: SqliteStore, from: number, to: number) => Promise.all(Array.from({ length: to - from }, (_, i) => store.create(`/v/${from + i}`, value)));
   const deletes = (store: SqliteStore, from: number, to: number) => Promise.all(Array.from({ length: to - from }, (_, i) => store.delete(`/v/${from + i}`)));
@@ -209,7 +209,7 @@ describe('SqliteStore: compaction keeps a few free pages', () => {
   });
 });
 
-describe('worthReclaiming', () => {
+describe('worthReclaiming', { timeout: 10_000 }, () => {
   it('more than 256 free pages (1 MiB) and more than a quarter of the file', () => {
     assert.equal(worthReclaiming(257, 1000), true);
     assert.equal(worthReclaiming(256, 1000), false);
@@ -220,7 +220,7 @@ describe('worthReclaiming', () => {
   });
 });
 
-describe('SqliteStore: compaction on a full disk', () => {
+describe('SqliteStore: compaction on a full disk', { timeout: 10_000 }, () => {
   it('gives up the reserve to commit, hands back every free page, empties the write-ahead log; writes resume once space is freed', async () => {
     await using disk = await smallDisk('8m');
     const path = join(disk.dir, 'state.db');

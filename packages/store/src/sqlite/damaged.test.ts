@@ -40,7 +40,7 @@ async function filledStore(path: string): Promise<void> {
   await store.close();
 }
 
-describe('SqliteStore: a damaged file', () => {
+describe('SqliteStore: a damaged file', { timeout: 10_000 }, () => {
   for (const [blocks, seed] of [
     [200, 7],
     [3, 11],

@@ -14,7 +14,7 @@ import { fillDisk, smallDisk } from './disk.test-support.js';
 
 const VALUE = 'v'.repeat(100_000);
 
-describe('SqliteStore: full disk', () => {
+describe('SqliteStore: full disk', { timeout: 10_000 }, () => {
   it('commits deletes on a full disk, refuses creates clearly, and resumes once space is freed', async () => {
     await using disk = await smallDisk('8m');
     const path = join(disk.dir, 'state.db');

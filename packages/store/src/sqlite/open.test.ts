@@ -12,7 +12,7 @@ import { isStoreError, StoreError } from '../store.js';
 import { SqliteStore, isCorruptDatabase } from './sqlite.js';
 import { rejection, withDir } from './disk.test-support.js';
 
-describe('SqliteStore.open: files it cannot use', () => {
+describe('SqliteStore.open: files it cannot use', { timeout: 10_000 }, () => {
   it('a path in a missing directory is refused with the reason, and nothing is made', async () => {
     await withDir(async (dir) => {
       const path = join(dir, 'missing', 'state.db');
@@ -85,7 +85,7 @@ describe('SqliteStore.open: files it cannot use', () => {
   });
 });
 
-describe('SqliteStore.open: options', () => {
+describe('SqliteStore.open: options', { timeout: 10_000 }, () => {
   it('an existing file keeps its mode; a new one is made 0600', async () => {
     await withDir(async (dir) => {
       const path = join(dir, 'state.db');
@@ -237,7 +237,7 @@ describe('SqliteStore.open: options', () => {
   });
 });
 
-describe('SqliteStore: close, backup, pageCount', () => {
+describe('SqliteStore: close, backup, pageCount', { timeout: 10_000 }, () => {
   it('after close() the database file alone holds everything (the write-ahead log is emptied), and close() again does nothing', async () => {
     await withDir(async (dir) => {
       const path = join(dir, 'state.db');
@@ -312,7 +312,7 @@ describe('SqliteStore: close, backup, pageCount', () => {
   });
 });
 
-describe('isCorruptDatabase', () => {
+describe('isCorruptDatabase', { timeout: 10_000 }, () => {
   const sqlite = (code: unknown): Error => Object.assign(new Error('x'), { code });
   it("is true for SQLite's damaged-file codes, also as the cause (of a cause) of another error", () => {
     for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_NOTADB']) {

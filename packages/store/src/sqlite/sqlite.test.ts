@@ -40,7 +40,7 @@ async function openTemp(options?: StoreOptions): Promise<OpenedStore & { readonl
 
 storeConformance({ name: 'sqlite', persistent: true, open: openTemp });
 
-describe('SqliteStore: durability across close and open', () => {
+describe('SqliteStore: durability across close and open', { timeout: 10_000 }, () => {
   it('data and the revision survive closing the store and opening the same file', async () => {
     const opened = await openTemp();
     try {
@@ -111,7 +111,7 @@ function plain(kv: KeyValue | undefined): KeyValue | undefined {
   return kv === undefined ? undefined : { key: kv.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision };
 }
 
-describe('sqlite space', () => {
+describe('sqlite space', { timeout: 10_000 }, () => {
   it('a lease-style key rewritten thousands of times does not grow the database while compaction keeps up', async () => {
     const opened = await openTemp();
     const store = opened.store as SqliteStore;
@@ -155,7 +155,7 @@ async function until(check: () => boolean, what: string, ms = 5_000): Promise<vo
   }
 }
 
-describe('SqliteStore: compaction gives space back', () => {
+describe('SqliteStore: compaction gives space back', { timeout: 10_000 }, () => {
   /** Writes 400 values of 10 KB, deletes all but two, compacts; the page counts before and after. */
   async function shrink(store: SqliteStore): Promise<{ before: number; after: number }> {
     const value = 'x'.repeat(10_000);
@@ -203,7 +203,7 @@ describe('SqliteStore: compaction gives space back', () => {
   });
 });
 
-describe('SqliteStore: group commit', () => {
+describe('SqliteStore: group commit', { timeout: 10_000 }, () => {
   it('writes issued in one turn share one commit; maxBatch caps how many one commit takes', async () => {
     const cases: Array<[Partial<SqliteStoreOptions>, number, number]> = [
       [{}, 10, 1],
@@ -231,7 +231,7 @@ describe('SqliteStore: group commit', () => {
   });
 });
 
-describe('SqliteStore: files', () => {
+describe('SqliteStore: files', { timeout: 10_000 }, () => {
   it('a new database file is made mode 0600 whatever the umask, and so is its write-ahead log', async () => {
     await withTemp(async (path) => {
       const umask = process.umask(0);
@@ -252,7 +252,7 @@ describe('SqliteStore: files', () => {
   });
 });
 
-describe('SqliteStore: compaction across close and open', () => {
+describe('SqliteStore: compaction across close and open', { timeout: 10_000 }, () => {
   it('close() stops a running compaction between batches; opening the file again finishes it', async () => {
     await withTemp(async (path) => {
       const store = await SqliteStore.open({ path, reserveBytes: 0, compactionBatch: 2 });
@@ -293,7 +293,7 @@ async function storeError(action: () => Promise<unknown>, code: StoreError['code
   return caught as StoreError;
 }
 
-describe('SqliteStore: errors and edge cases', () => {
+describe('SqliteStore: errors and edge cases', { timeout: 10_000 }, () => {
   it('a refused write names its key, and AlreadyExists and Conflict carry the version the key has', async () => {
     await withTemp(async (path) => {
       const store = await SqliteStore.open({ path, reserveBytes: 0 });
@@ -371,7 +371,7 @@ describe('SqliteStore: errors and edge cases', () => {
   });
 });
 
-describe('SqliteStore: compaction errors', () => {
+describe('SqliteStore: compaction errors', { timeout: 10_000 }, () => {
   it('compacting above the current revision, or watching from below the compact revision, says where the store stands', async () => {
     await withTemp(async (path) => {
       const store = await SqliteStore.open({ path, reserveBytes: 0 });
