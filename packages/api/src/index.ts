@@ -10,3 +10,4 @@ export * from './podlog.js';
 export type { Schema } from './schema.js';
 export * from './util/index.js';
 export { recordingLogger, silentLogger, type LogLine, type Logger } from './log.js';
+export type * as k8s from './generated/index.js';
