@@ -7,6 +7,7 @@ import type { StrategyContext } from '../types.js';
 import { findUnknownFields } from '../unknownfields.js';
 import { POD_UPDATE_FORBIDDEN_MSG } from '../validation/pod.js';
 import { bindPod, computePodQOS, pods, validateBinding } from './pod.js';
+import { podPrinter } from '../../tables/pod.js';
 
 const ctx: StrategyContext = { now: '2026-11-29T15:47:44Z', namespace: 'default' };
 const strategy = pods.strategy;
@@ -56,6 +57,8 @@ describe('pods ResourceDef', () => {
         categories: ['all'],
         subresources: { status: true, binding: true },
         deletion: 'graceful',
+        printer: podPrinter,
+        protobuf: true,
         schema: undefined,
         strategy: undefined,
         fieldSelectors: undefined,
