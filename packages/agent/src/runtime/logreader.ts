@@ -118,10 +118,13 @@ class LineWriter {
   #written = 0;
   done = false;
 
-  constructor(
-    private readonly options: LogReadOptions,
-    private readonly sink: LogSink,
-  ) {}
+  readonly #options: LogReadOptions;
+  readonly #sink: LogSink;
+
+  constructor(options: LogReadOptions, sink: LogSink) {
+    this.#options = options;
+    this.#sink = sink;
+  }
 
   /** Takes `bytes` read from `part` at `offset`. */
   async take(part: Part, offset: number, bytes: Buffer): Promise<void> {
@@ -165,7 +168,7 @@ class LineWriter {
   }
 
   async #line(line: Buffer, ms: number, continued: boolean): Promise<void> {
-    const { sinceMs, timestamps, limitBytes } = this.options;
+    const { sinceMs, timestamps, limitBytes } = this.#options;
     if (sinceMs !== undefined && ms < sinceMs) return;
     let out = timestamps && !continued ? Buffer.concat([Buffer.from(`${rfc3339Nano(ms)} `), line]) : line;
     if (limitBytes !== undefined) {
@@ -186,7 +189,7 @@ class LineWriter {
     const chunk = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending);
     this.#pending = [];
     this.#pendingLength = 0;
-    await this.sink(chunk);
+    await this.#sink(chunk);
   }
 }
 
