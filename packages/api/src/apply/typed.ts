@@ -222,11 +222,11 @@ class Comparer {
     const tl = l === undefined ? undefined : resolveType(declared, l);
     const tr = r === undefined ? undefined : resolveType(declared, r);
     let inLeaf: boolean;
-    if (tr === undefined) inLeaf = this.handle(tl!, l, r);
-    else if (tl === undefined || tl === tr) inLeaf = this.handle(tr, l, r);
+    if (tr === undefined) inLeaf = this.#handle(tl!, l, r);
+    else if (tl === undefined || tl === tr) inLeaf = this.#handle(tr, l, r);
     else {
-      this.handle(tl, l, r);
-      inLeaf = this.handle(tr, l, r);
+      this.#handle(tl, l, r);
+      inLeaf = this.#handle(tr, l, r);
     }
     if (!inLeaf) {
       if (l === undefined) insertPath(this.added, this.path);
@@ -235,25 +235,25 @@ class Comparer {
   }
 
   /** Compares as `type`; returns whether it compared a leaf. */
-  private handle(type: TypeNode, l: unknown, r: unknown): boolean {
+  #handle(type: TypeNode, l: unknown, r: unknown): boolean {
     if (type.kind === 'list') {
       const ll = Array.isArray(l) ? l : undefined;
       const rl = Array.isArray(r) ? r : undefined;
-      if (type.relation === 'atomic' || ((ll === undefined || ll.length === 0) && (rl === undefined || rl.length === 0))) return this.leaf(l, r);
-      this.items(type, ll ?? [], rl ?? []);
+      if (type.relation === 'atomic' || ((ll === undefined || ll.length === 0) && (rl === undefined || rl.length === 0))) return this.#leaf(l, r);
+      this.#items(type, ll ?? [], rl ?? []);
       return false;
     }
     if (type.kind === 'map') {
       const lm = isMap(l) ? l : undefined;
       const rm = isMap(r) ? r : undefined;
-      if (type.atomic || ((lm === undefined || isEmptyMap(lm)) && (rm === undefined || isEmptyMap(rm)))) return this.leaf(l, r);
-      this.fields(type, lm, rm);
+      if (type.atomic || ((lm === undefined || isEmptyMap(lm)) && (rm === undefined || isEmptyMap(rm)))) return this.#leaf(l, r);
+      this.#fields(type, lm, rm);
       return false;
     }
-    return this.leaf(l, r);
+    return this.#leaf(l, r);
   }
 
-  private leaf(l: unknown, r: unknown): boolean {
+  #leaf(l: unknown, r: unknown): boolean {
     if (l === undefined) insertPath(this.added, this.path);
     else if (r === undefined) insertPath(this.removed, this.path);
     else if (!jsonEqual(l, r)) insertPath(this.modified, this.path);
@@ -261,12 +261,12 @@ class Comparer {
     return true;
   }
 
-  private fields(type: MapType, lm: JsonMap | undefined, rm: JsonMap | undefined): void {
-    if (lm !== undefined) for (const key of Object.keys(lm)) this.field(type, key, lm[key], rm === undefined ? undefined : own(rm, key));
-    if (rm !== undefined) for (const key of Object.keys(rm)) if (lm === undefined || own(lm, key) === undefined) this.field(type, key, undefined, rm[key]);
+  #fields(type: MapType, lm: JsonMap | undefined, rm: JsonMap | undefined): void {
+    if (lm !== undefined) for (const key of Object.keys(lm)) this.#field(type, key, lm[key], rm === undefined ? undefined : own(rm, key));
+    if (rm !== undefined) for (const key of Object.keys(rm)) if (lm === undefined || own(lm, key) === undefined) this.#field(type, key, undefined, rm[key]);
   }
 
-  private field(type: MapType, key: string, lv: unknown, rv: unknown): void {
+  #field(type: MapType, key: string, lv: unknown, rv: unknown): void {
     // The same value (or the same shared subtree) has nothing to compare.
     if (lv === rv) return;
     this.path.push(fieldElement(key));
@@ -274,7 +274,7 @@ class Comparer {
     this.path.pop();
   }
 
-  private items(type: ListType, l: readonly unknown[], r: readonly unknown[]): void {
+  #items(type: ListType, l: readonly unknown[], r: readonly unknown[]): void {
     const left = groupItems(type, l, this.path);
     const right = groupItems(type, r, this.path);
     const order = [...left.keys()];

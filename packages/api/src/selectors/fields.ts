@@ -79,24 +79,26 @@ function compareStrings(a: string, b: string): number {
  * selector that matches no object.
  */
 export class FieldsSelector {
-  private static readonly EVERYTHING = new FieldsSelector([], false);
-  private static readonly NOTHING = new FieldsSelector([], true);
+  static readonly #EVERYTHING = new FieldsSelector([], false);
+  static readonly #NOTHING = new FieldsSelector([], true);
 
-  private constructor(
-    private readonly reqs: readonly FieldRequirement[],
-    private readonly nothing: boolean,
-  ) {
+  readonly #reqs: readonly FieldRequirement[];
+  readonly #nothing: boolean;
+
+  private constructor(reqs: readonly FieldRequirement[], nothing: boolean) {
+    this.#reqs = reqs;
+    this.#nothing = nothing;
     Object.freeze(this);
   }
 
   /** The selector with no requirements: matches everything, prints as "", `isEmpty()`. */
   static everything(): FieldsSelector {
-    return FieldsSelector.EVERYTHING;
+    return FieldsSelector.#EVERYTHING;
   }
 
   /** The selector that matches nothing; prints as "", not `isEmpty()`. */
   static nothing(): FieldsSelector {
-    return FieldsSelector.NOTHING;
+    return FieldsSelector.#NOTHING;
   }
 
   /**
@@ -106,7 +108,7 @@ export class FieldsSelector {
    * Throws ApiError BadRequest for an operator other than '=' or '!='.
    */
   add(...requirements: readonly FieldRequirement[]): FieldsSelector {
-    if (this.nothing || requirements.length === 0) return this;
+    if (this.#nothing || requirements.length === 0) return this;
     const added: FieldRequirement[] = [];
     for (const { field, operator, value } of requirements) {
       if (operator !== '=' && operator !== '!=') {
@@ -116,14 +118,14 @@ export class FieldsSelector {
       added.push(Object.freeze({ field, operator, value }));
     }
     if (added.length === 0) return this;
-    const all = [...this.reqs, ...added].sort((a, b) => compareStrings(termString(a), termString(b)));
+    const all = [...this.#reqs, ...added].sort((a, b) => compareStrings(termString(a), termString(b)));
     return new FieldsSelector(Object.freeze(all), false);
   }
 
   /** True when every requirement holds for `fields`; a field that is not an own property counts as "". */
   matches(fields: Fields): boolean {
-    if (this.nothing) return false;
-    return this.reqs.every((r) => {
+    if (this.#nothing) return false;
+    return this.#reqs.every((r) => {
       const actual = Object.hasOwn(fields, r.field) ? fields[r.field] : '';
       return r.operator === '=' ? actual === r.value : actual !== r.value;
     });
@@ -131,31 +133,31 @@ export class FieldsSelector {
 
   /** True when this selector restricts nothing (`everything()`, "" or only empty terms). */
   isEmpty(): boolean {
-    return !this.nothing && this.reqs.length === 0;
+    return !this.#nothing && this.#reqs.length === 0;
   }
 
   /** True only for `nothing()`. */
   matchesNothing(): boolean {
-    return this.nothing;
+    return this.#nothing;
   }
 
   /** The requirements (frozen; empty for everything() and nothing()), so a server can check which fields are used. */
   requirements(): readonly FieldRequirement[] {
-    return this.reqs;
+    return this.#reqs;
   }
 
   /** The value `field` must equal when the selector has a `field=value` requirement (the first one); else undefined. */
   exactMatch(field: string): string | undefined {
-    return this.reqs.find((r) => r.field === field && r.operator === '=')?.value;
+    return this.#reqs.find((r) => r.field === field && r.operator === '=')?.value;
   }
 
   /** True when both have the same requirements (and both are, or are not, nothing()). */
   equals(other: FieldsSelector): boolean {
     return (
-      this.nothing === other.nothing &&
-      this.reqs.length === other.reqs.length &&
-      this.reqs.every((r, i) => {
-        const o = other.reqs[i]!;
+      this.#nothing === other.#nothing &&
+      this.#reqs.length === other.#reqs.length &&
+      this.#reqs.every((r, i) => {
+        const o = other.#reqs[i]!;
         return r.field === o.field && r.operator === o.operator && r.value === o.value;
       })
     );
@@ -167,7 +169,7 @@ export class FieldsSelector {
    * selector (except nothing(), which reads back as everything()).
    */
   toString(): string {
-    return this.reqs.map(termString).join(',');
+    return this.#reqs.map(termString).join(',');
   }
 }
 

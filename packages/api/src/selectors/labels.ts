@@ -200,24 +200,26 @@ function requirementsEqual(a: LabelRequirement, b: LabelRequirement): boolean {
  * selector that matches no label set.
  */
 export class LabelsSelector {
-  private static readonly EVERYTHING = new LabelsSelector([], false);
-  private static readonly NOTHING = new LabelsSelector([], true);
+  static readonly #EVERYTHING = new LabelsSelector([], false);
+  static readonly #NOTHING = new LabelsSelector([], true);
 
-  private constructor(
-    private readonly reqs: readonly LabelRequirement[],
-    private readonly nothing: boolean,
-  ) {
+  readonly #reqs: readonly LabelRequirement[];
+  readonly #nothing: boolean;
+
+  private constructor(reqs: readonly LabelRequirement[], nothing: boolean) {
+    this.#reqs = reqs;
+    this.#nothing = nothing;
     Object.freeze(this);
   }
 
   /** The selector with no requirements: matches every label set, prints as "", `isEmpty()`. */
   static everything(): LabelsSelector {
-    return LabelsSelector.EVERYTHING;
+    return LabelsSelector.#EVERYTHING;
   }
 
   /** The selector that matches no label set (a null metav1.LabelSelector); prints as "", not `isEmpty()`. */
   static nothing(): LabelsSelector {
-    return LabelsSelector.NOTHING;
+    return LabelsSelector.#NOTHING;
   }
 
   /**
@@ -226,10 +228,10 @@ export class LabelsSelector {
    * checks them; throws ApiError BadRequest if one is invalid.
    */
   add(...requirements: readonly LabelRequirement[]): LabelsSelector {
-    if (this.nothing) return this;
+    if (this.#nothing) return this;
     if (requirements.length === 0) return this;
     const added = requirements.map((r) => (validated.has(r) ? r : labelRequirement(r.key, r.operator, r.values)));
-    const all = [...this.reqs, ...added].sort((a, b) => compareStrings(a.key, b.key));
+    const all = [...this.#reqs, ...added].sort((a, b) => compareStrings(a.key, b.key));
     return new LabelsSelector(Object.freeze(all), false);
   }
 
@@ -239,23 +241,23 @@ export class LabelsSelector {
    * and '!' test presence; 'gt', 'lt' need the key present with an integer value beyond the bound.
    */
   matches(labels: Labels): boolean {
-    if (this.nothing) return false;
-    return this.reqs.every((r) => requirementMatches(r, labels));
+    if (this.#nothing) return false;
+    return this.#reqs.every((r) => requirementMatches(r, labels));
   }
 
   /** True when this selector restricts nothing (`everything()` or an empty string). */
   isEmpty(): boolean {
-    return !this.nothing && this.reqs.length === 0;
+    return !this.#nothing && this.#reqs.length === 0;
   }
 
   /** True only for `nothing()`: the selector definitively matches no object. */
   matchesNothing(): boolean {
-    return this.nothing;
+    return this.#nothing;
   }
 
   /** The requirements, sorted by key (frozen; empty for everything() and nothing()). */
   requirements(): readonly LabelRequirement[] {
-    return this.reqs;
+    return this.#reqs;
   }
 
   /**
@@ -263,7 +265,7 @@ export class LabelsSelector {
    * value (Kubernetes' RequiresExactMatch); otherwise undefined.
    */
   requiresExactMatch(key: string): string | undefined {
-    const r = this.reqs.find((q) => q.key === key);
+    const r = this.#reqs.find((q) => q.key === key);
     if (r === undefined) return undefined;
     if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1) return r.values[0];
     return undefined;
@@ -272,9 +274,9 @@ export class LabelsSelector {
   /** True when both select alike by construction: same requirements in the same order ('=' and '==' differ). */
   equals(other: LabelsSelector): boolean {
     return (
-      this.nothing === other.nothing &&
-      this.reqs.length === other.reqs.length &&
-      this.reqs.every((r, i) => requirementsEqual(r, other.reqs[i]!))
+      this.#nothing === other.#nothing &&
+      this.#reqs.length === other.#reqs.length &&
+      this.#reqs.every((r, i) => requirementsEqual(r, other.#reqs[i]!))
     );
   }
 
@@ -284,7 +286,7 @@ export class LabelsSelector {
    * to an equal selector (except nothing(), which reads back as everything()).
    */
   toString(): string {
-    return this.reqs.map(requirementString).join(',');
+    return this.#reqs.map(requirementString).join(',');
   }
 
   /**
@@ -294,10 +296,10 @@ export class LabelsSelector {
    * cannot say: `"!=" is not a valid label selector operator`, `"gt" isn't supported in label selectors`.
    */
   toLabelSelector(): LabelSelector | null {
-    if (this.nothing) return null;
+    if (this.#nothing) return null;
     const matchLabels: Record<string, string> = {};
     const matchExpressions: LabelSelectorRequirement[] = [];
-    for (const r of this.reqs) {
+    for (const r of this.#reqs) {
       switch (r.operator) {
         case '=':
         case '==':
@@ -444,76 +446,80 @@ type Context = 'keyAndOperator' | 'values';
 const BINARY_OPERATORS = 'in, notin, =, ==, !=, gt, lt';
 
 class Parser {
-  private position = 0;
+  #position = 0;
 
-  constructor(private readonly items: readonly Item[]) {}
+  readonly #items: readonly Item[];
 
-  private lookahead(context: Context): Item {
-    const item = this.items[Math.min(this.position, this.items.length - 1)]!;
+  constructor(items: readonly Item[]) {
+    this.#items = items;
+  }
+
+  #lookahead(context: Context): Item {
+    const item = this.#items[Math.min(this.#position, this.#items.length - 1)]!;
     return context === 'values' && (item.tok === 'in' || item.tok === 'notin') ? { tok: 'id', lit: item.lit } : item;
   }
 
-  private consume(context: Context): Item {
-    const item = this.lookahead(context);
-    this.position++;
+  #consume(context: Context): Item {
+    const item = this.#lookahead(context);
+    this.#position++;
     return item;
   }
 
-  private static fail(message: string): never {
+  static #fail(message: string): never {
     throw new LabelSelectorSyntaxError(message);
   }
 
-  private static failRequirement(message: string): never {
+  static #failRequirement(message: string): never {
     throw new LabelSelectorSyntaxError(`unable to parse requirement: ${message}`);
   }
 
   parse(): LabelRequirement[] {
     const reqs: LabelRequirement[] = [];
     for (;;) {
-      const { tok, lit } = this.lookahead('values');
+      const { tok, lit } = this.#lookahead('values');
       if (tok === 'eos') return reqs;
-      if (tok !== 'id' && tok !== '!') Parser.fail(`found '${lit}', expected: !, identifier, or 'end of string'`);
-      reqs.push(this.parseRequirement());
-      const next = this.consume('values');
+      if (tok !== 'id' && tok !== '!') Parser.#fail(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      reqs.push(this.#parseRequirement());
+      const next = this.#consume('values');
       if (next.tok === 'eos') return reqs;
-      if (next.tok !== ',') Parser.fail(`found '${next.lit}', expected: ',' or 'end of string'`);
-      const after = this.lookahead('values');
-      if (after.tok !== 'id' && after.tok !== '!') Parser.fail(`found '${after.lit}', expected: identifier after ','`);
+      if (next.tok !== ',') Parser.#fail(`found '${next.lit}', expected: ',' or 'end of string'`);
+      const after = this.#lookahead('values');
+      if (after.tok !== 'id' && after.tok !== '!') Parser.#fail(`found '${after.lit}', expected: identifier after ','`);
     }
   }
 
-  private parseRequirement(): LabelRequirement {
-    const { key, operator } = this.parseKeyAndInferOperator();
-    if (operator === 'exists' || operator === '!') return Parser.requirement(key, operator, []);
-    const op = this.parseOperator();
-    const values = op === 'in' || op === 'notin' ? this.parseValues() : this.parseExactValue();
-    return Parser.requirement(key, op, [...new Set(values)].sort(compareStrings));
+  #parseRequirement(): LabelRequirement {
+    const { key, operator } = this.#parseKeyAndInferOperator();
+    if (operator === 'exists' || operator === '!') return Parser.#requirement(key, operator, []);
+    const op = this.#parseOperator();
+    const values = op === 'in' || op === 'notin' ? this.#parseValues() : this.#parseExactValue();
+    return Parser.#requirement(key, op, [...new Set(values)].sort(compareStrings));
   }
 
-  private static requirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+  static #requirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
     const errs = requirementErrors(key, operator, values, values);
-    if (errs.length > 0) Parser.failRequirement(aggregate(errs));
+    if (errs.length > 0) Parser.#failRequirement(aggregate(errs));
     return makeRequirement(key, operator, values);
   }
 
-  private parseKeyAndInferOperator(): { key: string; operator: LabelOperator | undefined } {
+  #parseKeyAndInferOperator(): { key: string; operator: LabelOperator | undefined } {
     let operator: LabelOperator | undefined;
-    let item = this.consume('values');
+    let item = this.#consume('values');
     if (item.tok === '!') {
       operator = '!';
-      item = this.consume('values');
+      item = this.#consume('values');
     }
-    if (item.tok !== 'id') Parser.failRequirement(`found '${item.lit}', expected: identifier`);
+    if (item.tok !== 'id') Parser.#failRequirement(`found '${item.lit}', expected: identifier`);
     const msgs = isQualifiedName(item.lit);
     // Kubernetes validates the key here with a nil field path, which prints as "<nil>".
-    if (msgs.length > 0) Parser.failRequirement(FieldError.invalid('<nil>', item.lit, msgs.join('; ')).toString());
-    const next = this.lookahead('values').tok;
+    if (msgs.length > 0) Parser.#failRequirement(FieldError.invalid('<nil>', item.lit, msgs.join('; ')).toString());
+    const next = this.#lookahead('values').tok;
     if ((next === 'eos' || next === ',') && operator !== '!') operator = 'exists';
     return { key: item.lit, operator };
   }
 
-  private parseOperator(): LabelOperator {
-    const { tok, lit } = this.consume('keyAndOperator');
+  #parseOperator(): LabelOperator {
+    const { tok, lit } = this.#consume('keyAndOperator');
     switch (tok) {
       case 'in':
         return 'in';
@@ -530,56 +536,56 @@ class Parser {
       case '<':
         return 'lt';
       default:
-        return Parser.failRequirement(`found '${lit}', expected: ${BINARY_OPERATORS}`);
+        return Parser.#failRequirement(`found '${lit}', expected: ${BINARY_OPERATORS}`);
     }
   }
 
-  private parseValues(): string[] {
-    const open = this.consume('values');
-    if (open.tok !== '(') Parser.failRequirement(`found '${open.lit}' expected: '('`);
-    const { tok, lit } = this.lookahead('values');
+  #parseValues(): string[] {
+    const open = this.#consume('values');
+    if (open.tok !== '(') Parser.#failRequirement(`found '${open.lit}' expected: '('`);
+    const { tok, lit } = this.#lookahead('values');
     if (tok === 'id' || tok === ',') {
-      const values = this.parseIdentifiersList();
-      if (this.consume('values').tok !== ')') Parser.failRequirement(`found '${lit}', expected: ')'`);
+      const values = this.#parseIdentifiersList();
+      if (this.#consume('values').tok !== ')') Parser.#failRequirement(`found '${lit}', expected: ')'`);
       return values;
     }
     if (tok === ')') {
-      this.consume('values');
+      this.#consume('values');
       return [''];
     }
-    return Parser.failRequirement(`found '${lit}', expected: ',', ')' or identifier`);
+    return Parser.#failRequirement(`found '${lit}', expected: ',', ')' or identifier`);
   }
 
   /** A comma-separated list of possibly empty values, up to (not including) ')'. */
-  private parseIdentifiersList(): string[] {
+  #parseIdentifiersList(): string[] {
     const values = new Set<string>();
     for (;;) {
-      const { tok, lit } = this.consume('values');
+      const { tok, lit } = this.#consume('values');
       if (tok === 'id') {
         values.add(lit);
-        const next = this.lookahead('values');
+        const next = this.#lookahead('values');
         if (next.tok === ')') return [...values];
-        if (next.tok !== ',') Parser.failRequirement(`found '${next.lit}', expected: ',' or ')'`);
+        if (next.tok !== ',') Parser.#failRequirement(`found '${next.lit}', expected: ',' or ')'`);
       } else if (tok === ',') {
         if (values.size === 0) values.add(''); // "(,"
-        const next = this.lookahead('values').tok;
+        const next = this.#lookahead('values').tok;
         if (next === ')') {
           values.add(''); // ",)"
           return [...values];
         }
-        if (next === ',') { this.consume('values'); values.add(''); } // ",,": Kubernetes consumes its second comma too, so "(x,,)" is an error
+        if (next === ',') { this.#consume('values'); values.add(''); } // ",,": Kubernetes consumes its second comma too, so "(x,,)" is an error
       } else {
-        Parser.failRequirement(`found '${lit}', expected: ',', or identifier`);
+        Parser.#failRequirement(`found '${lit}', expected: ',', or identifier`);
       }
     }
   }
 
-  private parseExactValue(): string[] {
-    const next = this.lookahead('values').tok;
+  #parseExactValue(): string[] {
+    const next = this.#lookahead('values').tok;
     if (next === 'eos' || next === ',') return [''];
-    const { tok, lit } = this.consume('values');
+    const { tok, lit } = this.#consume('values');
     if (tok === 'id') return [lit];
-    return Parser.failRequirement(`found '${lit}', expected: identifier`);
+    return Parser.#failRequirement(`found '${lit}', expected: identifier`);
   }
 }
 
