@@ -31,76 +31,79 @@ interface Source {
 }
 
 export class ControllerBuilder {
-  private primary: ResourceRef | undefined;
-  private readonly sources: Source[] = [];
-  private concurrency = 1;
-  private rateLimiter: RateLimiter<string> | undefined;
+  #primary: ResourceRef | undefined;
+  readonly #sources: Source[] = [];
+  #concurrency = 1;
+  #rateLimiter: RateLimiter<string> | undefined;
 
-  constructor(
-    private readonly manager: Manager,
-    private readonly name: string,
-  ) {}
+  readonly #manager: Manager;
+  readonly #name: string;
+
+  constructor(manager: Manager, name: string) {
+    this.#manager = manager;
+    this.#name = name;
+  }
 
   /** The kind this controller reconciles: its own events enqueue its own keys. */
   for<T extends KubeObject>(ref: ResourceRef, options: WatchOptions<T> = {}): this {
-    if (this.primary !== undefined) throw new Error(`controller ${this.name}: for() was already called`);
-    this.primary = ref;
-    this.add(ref, options, enqueueObject());
+    if (this.#primary !== undefined) throw new Error(`controller ${this.#name}: for() was already called`);
+    this.#primary = ref;
+    this.#add(ref, options, enqueueObject());
     return this;
   }
 
   /** A kind this controller creates: a change to a child enqueues its controller owner. */
   owns<T extends KubeObject>(ref: ResourceRef, options: WatchOptions<T> = {}): this {
-    const owner = this.primary;
-    if (owner === undefined) throw new Error(`controller ${this.name}: call for() before owns()`);
-    this.add(ref, options, enqueueOwner({ group: owner.group, kind: owner.kind, namespaced: owner.namespaced }));
+    const owner = this.#primary;
+    if (owner === undefined) throw new Error(`controller ${this.#name}: call for() before owns()`);
+    this.#add(ref, options, enqueueOwner({ group: owner.group, kind: owner.kind, namespaced: owner.namespaced }));
     return this;
   }
 
   /** Any kind, mapped to keys of this controller's kind by `map`. */
   watches<T extends KubeObject>(ref: ResourceRef, map: (obj: T) => readonly Request[], options: WatchOptions<T> = {}): this {
-    this.add(ref, options, enqueueMapped(map));
+    this.#add(ref, options, enqueueMapped(map));
     return this;
   }
 
   /** Keys reconciled at once. Default 1. */
   withConcurrency(n: number): this {
-    this.concurrency = n;
+    this.#concurrency = n;
     return this;
   }
 
   /** Per-key backoff. Default exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket. */
   withRateLimiter(limiter: RateLimiter<string>): this {
-    this.rateLimiter = limiter;
+    this.#rateLimiter = limiter;
     return this;
   }
 
   /** Builds the controller, adds it to the manager, and returns it. */
   reconcile(fn: ReconcileFn): Controller {
-    if (this.primary === undefined) throw new Error(`controller ${this.name}: call for() before reconcile()`);
-    const m = this.manager;
+    if (this.#primary === undefined) throw new Error(`controller ${this.#name}: call for() before reconcile()`);
+    const m = this.#manager;
     const controller = new Controller({
-      name: this.name,
+      name: this.#name,
       reconcile: fn,
-      concurrency: this.concurrency,
+      concurrency: this.#concurrency,
       gracefulShutdownMs: m.gracefulShutdownMs,
       clock: m.clock,
       logger: m.logger,
       metrics: m.metrics,
-      ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
+      ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
     });
-    for (const source of this.sources) {
+    for (const source of this.#sources) {
       const { predicates: _p, ...selectors } = source.selectors as WatchOptions<KubeObject>;
       const informer = m.informer(source.ref, selectors) as unknown as WatchedInformer<KubeObject>;
       controller.watch(informer, source.handler, ...source.predicates);
     }
-    m.add({ name: this.name, needsLeaderElection: true, start: (signal) => controller.start(signal) });
+    m.add({ name: this.#name, needsLeaderElection: true, start: (signal) => controller.start(signal) });
     return controller;
   }
 
-  private add<T extends KubeObject>(ref: ResourceRef, options: WatchOptions<T>, handler: EventHandler<T>): void {
+  #add<T extends KubeObject>(ref: ResourceRef, options: WatchOptions<T>, handler: EventHandler<T>): void {
     const { predicates = [], ...selectors } = options;
-    this.sources.push({
+    this.#sources.push({
       ref,
       selectors,
       handler: handler as unknown as EventHandler<KubeObject>,

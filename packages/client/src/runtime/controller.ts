@@ -60,45 +60,45 @@ export interface ControllerOptions {
 
 export class Controller {
   readonly name: string;
-  private queueValue: RateLimitingQueue<string>;
-  private readonly rateLimiter: RateLimiter<string> | undefined;
-  private readonly reconcile: ReconcileFn;
-  private readonly concurrency: number;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly metrics: ControllerMetrics | undefined;
-  private readonly gracefulShutdownMs: number;
-  private readonly informers = new Set<WatchedInformer<KubeObject>>();
-  private readonly replays = new Set<() => void>();
-  private reconcileAbort = new AbortController();
-  private running = false;
+  #queueValue: RateLimitingQueue<string>;
+  readonly #rateLimiter: RateLimiter<string> | undefined;
+  readonly #reconcile: ReconcileFn;
+  readonly #concurrency: number;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: ControllerMetrics | undefined;
+  readonly #gracefulShutdownMs: number;
+  readonly #informers = new Set<WatchedInformer<KubeObject>>();
+  readonly #replays = new Set<() => void>();
+  #reconcileAbort = new AbortController();
+  #running = false;
   // Stryker disable next-line BooleanLiteral: start() sets it before any worker reads it
-  private stopping = false;
+  #stopping = false;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
-    this.reconcile = options.reconcile;
-    this.concurrency = Math.max(1, options.concurrency ?? 1);
-    this.clock = options.clock ?? realClock;
-    this.logger = (options.logger ?? silentLogger).child({ controller: options.name });
-    this.metrics = options.metrics;
-    this.gracefulShutdownMs = options.gracefulShutdownMs ?? 30_000;
-    this.rateLimiter = options.rateLimiter;
-    this.queueValue = this.newQueue();
-    this.metrics?.setMaxConcurrency(this.name, this.concurrency);
+    this.#reconcile = options.reconcile;
+    this.#concurrency = Math.max(1, options.concurrency ?? 1);
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? silentLogger).child({ controller: options.name });
+    this.#metrics = options.metrics;
+    this.#gracefulShutdownMs = options.gracefulShutdownMs ?? 30_000;
+    this.#rateLimiter = options.rateLimiter;
+    this.#queueValue = this.#newQueue();
+    this.#metrics?.setMaxConcurrency(this.name, this.#concurrency);
   }
 
   /** The work queue of the current (or next) run. */
   get queue(): RateLimitingQueue<string> {
-    return this.queueValue;
+    return this.#queueValue;
   }
 
-  private newQueue(): RateLimitingQueue<string> {
+  #newQueue(): RateLimitingQueue<string> {
     return newRateLimitingQueue<string>({
       name: this.name,
-      clock: this.clock,
-      ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
-      ...(this.metrics?.queue ? { metrics: this.metrics.queue } : {}),
+      clock: this.#clock,
+      ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
+      ...(this.#metrics?.queue ? { metrics: this.#metrics.queue } : {}),
     });
   }
 
@@ -108,7 +108,7 @@ export class Controller {
    * enqueues its keys like any other event.
    */
   watch<T extends KubeObject>(informer: WatchedInformer<T>, handler: EventHandler<T>, ...predicates: Predicate<T>[]): { remove(): void } {
-    this.informers.add(informer as unknown as WatchedInformer<KubeObject>);
+    this.#informers.add(informer as unknown as WatchedInformer<KubeObject>);
     // Each event is contained: a predicate or handler that throws (or a request that is not a pair
     // of strings) is logged with the object's namespace/name, counted, and that event dropped.
     const deliver = (event: 'add' | 'update' | 'delete', obj: T, pass: () => boolean, handle: (enqueue: Enqueue) => void): void => {
@@ -116,9 +116,9 @@ export class Controller {
       try {
         if (!pass()) return;
         stage = 'handler';
-        handle((request) => this.add(request, event, obj));
+        handle((request) => this.#add(request, event, obj));
       } catch (err) {
-        this.eventFailed(stage, event, obj, err);
+        this.#eventFailed(stage, event, obj, err);
       }
     };
     const replay = () => {
@@ -126,7 +126,7 @@ export class Controller {
         deliver('add', obj, () => predicates.every((p) => allows.create(p, obj)), (enqueue) => handler.create(obj, enqueue));
       }
     };
-    this.replays.add(replay);
+    this.#replays.add(replay);
     const registration = informer.addEventHandler({
       onAdd: (obj) => deliver('add', obj, () => predicates.every((p) => allows.create(p, obj)), (enqueue) => handler.create(obj, enqueue)),
       onUpdate: (oldObj, newObj) =>
@@ -138,27 +138,27 @@ export class Controller {
     });
     return {
       remove: () => {
-        this.replays.delete(replay);
+        this.#replays.delete(replay);
         registration.remove();
       },
     };
   }
 
   /** Queues a request a handler made; one whose namespace or name is not a string is dropped (logged, counted). */
-  private add(request: Request, event: string, obj: KubeObject): void {
+  #add(request: Request, event: string, obj: KubeObject): void {
     if (isRequest(request)) {
       if (request.name !== '') this.queue.add(requestKey(request));
       return;
     }
-    this.eventFailed('request', event, obj, new TypeError(`the handler made a request whose namespace and name are not both strings: ${describe(request)}`));
+    this.#eventFailed('request', event, obj, new TypeError(`the handler made a request whose namespace and name are not both strings: ${describe(request)}`));
   }
 
-  private eventFailed(stage: EventHandlerStage, event: string, obj: KubeObject, err: unknown): void {
+  #eventFailed(stage: EventHandlerStage, event: string, obj: KubeObject, err: unknown): void {
     try {
       const { namespace, name } = metaOf(obj);
-      this.logger.error({ err, stage, event, namespace, name }, `event dropped: the ${stage === 'request' ? 'handler made an invalid request' : `${stage} threw`}`);
+      this.#logger.error({ err, stage, event, namespace, name }, `event dropped: the ${stage === 'request' ? 'handler made an invalid request' : `${stage} threw`}`);
       // Stryker disable next-line OptionalChaining: without metrics the call throws inside this try, after the line is logged, and is swallowed: nothing differs
-      this.metrics?.eventHandlerFailed(this.name, stage);
+      this.#metrics?.eventHandlerFailed(this.name, stage);
     } catch {
       // Logging or counting must not take the informer down either.
     }
@@ -172,7 +172,7 @@ export class Controller {
 
   /** Whether the workers are running. */
   get started(): boolean {
-    return this.running;
+    return this.#running;
   }
 
   /**
@@ -180,20 +180,20 @@ export class Controller {
    * worker has returned. Throws if started twice.
    */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.running) throw new Error(`controller ${this.name} is already running`);
-    this.running = true;
-    if (this.queueValue.shuttingDown()) this.queueValue = this.newQueue();
-    this.reconcileAbort = new AbortController();
-    this.stopping = false;
+    if (this.#running) throw new Error(`controller ${this.name} is already running`);
+    this.#running = true;
+    if (this.#queueValue.shuttingDown()) this.#queueValue = this.#newQueue();
+    this.#reconcileAbort = new AbortController();
+    this.#stopping = false;
     try {
-      for (const informer of this.informers) {
+      for (const informer of this.#informers) {
         const synced = await informer.waitForCacheSync(signal);
         if (!synced || signal.aborted) return;
       }
       // Every key the caches hold gets one look, whatever happened while no worker ran.
-      for (const replay of this.replays) replay();
-      this.logger.info({ workers: this.concurrency }, 'caches synced; starting workers');
-      const workers = Array.from({ length: this.concurrency }, () => this.work());
+      for (const replay of this.#replays) replay();
+      this.#logger.info({ workers: this.#concurrency }, 'caches synced; starting workers');
+      const workers = Array.from({ length: this.#concurrency }, () => this.#work());
       await new Promise<void>((resolve) => {
         if (signal.aborted) {
           resolve();
@@ -202,40 +202,40 @@ export class Controller {
           signal.addEventListener('abort', () => resolve(), { once: true });
         }
       });
-      this.stopping = true;
-      this.logger.info({}, 'stopping: no new keys; waiting for reconciles in flight');
+      this.#stopping = true;
+      this.#logger.info({}, 'stopping: no new keys; waiting for reconciles in flight');
       let timer: ReturnType<Clock['setTimeout']> | undefined;
       const deadline = new Promise<'deadline'>((resolve) => {
-        timer = this.clock.setTimeout(() => resolve('deadline'), this.gracefulShutdownMs);
+        timer = this.#clock.setTimeout(() => resolve('deadline'), this.#gracefulShutdownMs);
       });
       const drained = this.queue.shutDownWithDrain().then(() => Promise.all(workers));
       if ((await Promise.race([drained, deadline])) === 'deadline') {
-        this.reconcileAbort.abort(new Error('graceful shutdown period passed'));
-        this.logger.warn({ afterMs: this.gracefulShutdownMs }, 'reconciles still running after the graceful shutdown period; their signal is aborted');
+        this.#reconcileAbort.abort(new Error('graceful shutdown period passed'));
+        this.#logger.warn({ afterMs: this.#gracefulShutdownMs }, 'reconciles still running after the graceful shutdown period; their signal is aborted');
       }
       // Stryker disable next-line OptionalChaining: the promise executor above sets timer synchronously
       timer?.cancel();
     } finally {
       this.queue.shutDown();
-      this.running = false;
+      this.#running = false;
     }
   }
 
-  private async work(): Promise<void> {
+  async #work(): Promise<void> {
     for (;;) {
       const next = await this.queue.get();
       if (next.shutdown) return;
       const key = next.item;
-      if (this.stopping) {
+      if (this.#stopping) {
         // Stopping: take no new key. It is not lost: the next start enqueues every cached key.
         this.queue.done(key);
         return;
       }
       try {
-        await this.process(key);
+        await this.#process(key);
       } catch (err) {
         // process() contains every failure of a reconcile; this is the last line, so no key can end a worker.
-        this.logger.error({ key, err }, 'processing a key failed');
+        this.#logger.error({ key, err }, 'processing a key failed');
       } finally {
         this.queue.done(key);
       }
@@ -247,35 +247,35 @@ export class Controller {
    * by rejecting) is logged with the key, counted (errors; panics too for runtime errors), and the
    * key requeued with its rate-limited backoff (a TerminalError: forgotten until the object changes).
    */
-  private async process(key: string): Promise<void> {
-    const started = this.clock.now();
-    this.metrics?.workerStarted(this.name);
+  async #process(key: string): Promise<void> {
+    const started = this.#clock.now();
+    this.#metrics?.workerStarted(this.name);
     try {
-      const result = await this.reconcile(requestFromKey(key), { signal: this.reconcileAbort.signal, logger: this.logger.child({ key }) });
+      const result = await this.#reconcile(requestFromKey(key), { signal: this.#reconcileAbort.signal, logger: this.#logger.child({ key }) });
       if (result && 'requeueAfterMs' in result && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
-        this.metrics?.reconciled(this.name, 'requeue_after');
+        this.#metrics?.reconciled(this.name, 'requeue_after');
       } else if (result && 'requeue' in result && result.requeue) {
         this.queue.addRateLimited(key);
-        this.metrics?.reconciled(this.name, 'requeue');
+        this.#metrics?.reconciled(this.name, 'requeue');
       } else {
         this.queue.forget(key);
-        this.metrics?.reconciled(this.name, 'success');
+        this.#metrics?.reconciled(this.name, 'success');
       }
     } catch (err) {
-      this.metrics?.reconciled(this.name, 'error');
+      this.#metrics?.reconciled(this.name, 'error');
       if (err instanceof TerminalError) {
         this.queue.forget(key);
-        this.logger.error({ key, err }, 'reconcile failed with a terminal error; not retrying until the object changes');
+        this.#logger.error({ key, err }, 'reconcile failed with a terminal error; not retrying until the object changes');
       } else {
         const panic = isPanic(err);
-        if (panic) this.metrics?.panicked(this.name);
+        if (panic) this.#metrics?.panicked(this.name);
         this.queue.addRateLimited(key);
-        this.logger.warn({ key, err, panic, retries: this.queue.numRequeues(key) }, panic ? 'reconcile panicked; retrying with backoff' : 'reconcile failed; retrying with backoff');
+        this.#logger.warn({ key, err, panic, retries: this.queue.numRequeues(key) }, panic ? 'reconcile panicked; retrying with backoff' : 'reconcile failed; retrying with backoff');
       }
     } finally {
-      this.metrics?.workerFinished(this.name, (this.clock.now() - started) / 1000);
+      this.#metrics?.workerFinished(this.name, (this.#clock.now() - started) / 1000);
     }
   }
 }

@@ -79,16 +79,16 @@ export class Manager {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly gracefulShutdownMs: number;
-  private readonly runnables: Runnable[] = [];
-  private readonly options: ManagerOptions;
-  private server: Server | undefined;
-  private leadingNow = false;
-  private startedSignal: AbortSignal | undefined;
-  private elector: LeaderElector | undefined;
-  private broadcaster: EventBroadcaster | undefined;
+  readonly #runnables: Runnable[] = [];
+  readonly #options: ManagerOptions;
+  #server: Server | undefined;
+  #leadingNow = false;
+  #startedSignal: AbortSignal | undefined;
+  #elector: LeaderElector | undefined;
+  #broadcaster: EventBroadcaster | undefined;
 
   constructor(options: ManagerOptions) {
-    this.options = options;
+    this.#options = options;
     this.client = options.client;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
@@ -117,8 +117,8 @@ export class Manager {
    * the caller). Pending events are flushed when the manager stops.
    */
   eventRecorder(component: string): EventRecorder {
-    this.broadcaster ??= new EventBroadcaster({ client: this.client.events() as unknown as EventClient, clock: this.clock, logger: this.logger });
-    return this.broadcaster.newRecorder({ component });
+    this.#broadcaster ??= new EventBroadcaster({ client: this.client.events() as unknown as EventClient, clock: this.clock, logger: this.logger });
+    return this.#broadcaster.newRecorder({ component });
   }
 
   /** Starts building a controller; `.reconcile(fn)` adds it to this manager. */
@@ -132,22 +132,22 @@ export class Manager {
    * become an unhandled rejection that ends the process).
    */
   add(runnable: Runnable): void {
-    this.runnables.push(runnable);
-    const signal = this.startedSignal;
+    this.#runnables.push(runnable);
+    const signal = this.#startedSignal;
     if (signal === undefined || signal.aborted) return;
     const contained = () => undefined; // run() has logged it
-    if (!(runnable.needsLeaderElection ?? true)) this.run(runnable, signal).catch(contained);
-    else if (this.leadingNow && this.leaderSignal !== undefined) this.run(runnable, this.leaderSignal).catch(contained);
+    if (!(runnable.needsLeaderElection ?? true)) this.#run(runnable, signal).catch(contained);
+    else if (this.#leadingNow && this.#leaderSignal !== undefined) this.#run(runnable, this.#leaderSignal).catch(contained);
   }
 
   /** Whether this process runs its leader-only runnables now. */
   get leading(): boolean {
-    return this.leadingNow;
+    return this.#leadingNow;
   }
 
   /** The port of the health and metrics server, once started. */
   get httpPort(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+    return (this.#server?.address() as AddressInfo | null)?.port;
   }
 
   /** Whether every informer has synced. */
@@ -155,39 +155,39 @@ export class Manager {
     return this.informers.informers().every((i) => i.hasSynced());
   }
 
-  private leaderSignal: AbortSignal | undefined;
+  #leaderSignal: AbortSignal | undefined;
 
   /** Runs everything until `signal` aborts; resolves once all of it has stopped. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.startedSignal !== undefined) throw new Error('the manager is already started');
-    this.startedSignal = signal;
-    if (this.options.httpAddress) await this.serve(this.options.httpAddress);
+    if (this.#startedSignal !== undefined) throw new Error('the manager is already started');
+    this.#startedSignal = signal;
+    if (this.#options.httpAddress) await this.#serve(this.#options.httpAddress);
     try {
       this.informers.start(signal);
-      const always = this.runnables.filter((r) => !(r.needsLeaderElection ?? true)).map((r) => this.run(r, signal));
-      const election = this.options.leaderElection;
+      const always = this.#runnables.filter((r) => !(r.needsLeaderElection ?? true)).map((r) => this.#run(r, signal));
+      const election = this.#options.leaderElection;
       if (election === undefined) {
-        this.setLeading(true, signal);
-        await Promise.all([...always, ...this.leaderRunnables().map((r) => this.run(r, signal))]);
+        this.#setLeading(true, signal);
+        await Promise.all([...always, ...this.#leaderRunnables().map((r) => this.#run(r, signal))]);
       } else {
-        await Promise.all([...always, this.elect(election, signal)]);
+        await Promise.all([...always, this.#elect(election, signal)]);
       }
     } finally {
-      this.setLeading(false, undefined);
-      await this.broadcaster?.shutdown();
-      await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+      this.#setLeading(false, undefined);
+      await this.#broadcaster?.shutdown();
+      await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
     }
   }
 
-  private leaderRunnables(): Runnable[] {
-    return this.runnables.filter((r) => r.needsLeaderElection ?? true);
+  #leaderRunnables(): Runnable[] {
+    return this.#runnables.filter((r) => r.needsLeaderElection ?? true);
   }
 
-  private async elect(config: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
+  async #elect(config: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
     const namespace = config.namespace ?? 'kube-system';
     const identity = config.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
     const lock = new LeaseLock({ client: this.client.leases() as unknown as LeaseClient, namespace, name: config.name });
-    this.elector = new LeaderElector({
+    this.#elector = new LeaderElector({
       lock,
       identity,
       clock: this.clock,
@@ -199,18 +199,18 @@ export class Manager {
       callbacks: {
         onStartedLeading: async (leaderSignal) => {
           this.logger.info({ identity }, 'became the leader; starting controllers');
-          this.setLeading(true, leaderSignal);
-          await Promise.all(this.leaderRunnables().map((r) => this.run(r, leaderSignal)));
+          this.#setLeading(true, leaderSignal);
+          await Promise.all(this.#leaderRunnables().map((r) => this.#run(r, leaderSignal)));
         },
         onStoppedLeading: () => {
           this.logger.warn({ identity }, 'stopped leading; controllers stopped');
-          this.setLeading(false, undefined);
+          this.#setLeading(false, undefined);
         },
       },
     });
     // Writes go out only while the lease is held by the clock. The lease's own requests go out
     // while campaigning too, but not from a leader past its renew deadline (a late renewal).
-    const elector = this.elector;
+    const elector = this.#elector;
     const leases = resourcePath(builtin.leases, { namespace });
     const lease = resourcePath(builtin.leases, { namespace, name: config.name });
     this.client.http.setWriteFence((method, path) => {
@@ -225,13 +225,13 @@ export class Manager {
     }
   }
 
-  private setLeading(leading: boolean, signal: AbortSignal | undefined): void {
-    this.leadingNow = leading;
-    this.leaderSignal = signal;
-    this.metrics.leader.set({ name: this.options.leaderElection?.name ?? 'none' }, leading ? 1 : 0);
+  #setLeading(leading: boolean, signal: AbortSignal | undefined): void {
+    this.#leadingNow = leading;
+    this.#leaderSignal = signal;
+    this.metrics.leader.set({ name: this.#options.leaderElection?.name ?? 'none' }, leading ? 1 : 0);
   }
 
-  private async run(runnable: Runnable, signal: AbortSignal): Promise<void> {
+  async #run(runnable: Runnable, signal: AbortSignal): Promise<void> {
     try {
       await runnable.start(signal);
     } catch (err) {
@@ -240,7 +240,7 @@ export class Manager {
     }
   }
 
-  private async serve(address: { host?: string; port: number }): Promise<void> {
+  async #serve(address: { host?: string; port: number }): Promise<void> {
     const server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthz' || path === '/livez') {
@@ -261,7 +261,7 @@ export class Manager {
       server.once('error', reject);
       server.listen(address.port, address.host ?? '127.0.0.1', () => resolve());
     });
-    this.server = server;
+    this.#server = server;
   }
 }
 

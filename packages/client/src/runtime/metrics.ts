@@ -39,76 +39,76 @@ export function isPanic(err: unknown): boolean {
 export class ControllerMetrics implements InformerMetrics {
   readonly registry: Registry;
   readonly queue: QueueMetricsProvider;
-  private readonly total: Counter<'controller' | 'result'>;
-  private readonly errors: Counter<'controller'>;
-  private readonly panics: Counter<'controller'>;
-  private readonly handlerErrors: Counter<'controller' | 'stage'>;
-  private readonly informerErrors: Counter<'informer' | 'stage'>;
-  private readonly time: Histogram<'controller'>;
-  private readonly active: Gauge<'controller'>;
-  private readonly maxConcurrent: Gauge<'controller'>;
+  readonly #total: Counter<'controller' | 'result'>;
+  readonly #errors: Counter<'controller'>;
+  readonly #panics: Counter<'controller'>;
+  readonly #handlerErrors: Counter<'controller' | 'stage'>;
+  readonly #informerErrors: Counter<'informer' | 'stage'>;
+  readonly #time: Histogram<'controller'>;
+  readonly #active: Gauge<'controller'>;
+  readonly #maxConcurrent: Gauge<'controller'>;
   readonly leader: Gauge<'name'>;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
     const registers = [registry];
-    this.total = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciles per controller and result.', labelNames: ['controller', 'result'], registers });
-    this.errors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciles that failed, per controller.', labelNames: ['controller'], registers });
-    this.panics = new Counter({
+    this.#total = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciles per controller and result.', labelNames: ['controller', 'result'], registers });
+    this.#errors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciles that failed, per controller.', labelNames: ['controller'], registers });
+    this.#panics = new Counter({
       name: 'controller_runtime_reconcile_panics_total',
       help: 'Reconciles that threw a runtime error (TypeError, RangeError, …) or a non-Error, per controller.',
       labelNames: ['controller'],
       registers,
     });
-    this.handlerErrors = new Counter({
+    this.#handlerErrors = new Counter({
       name: 'controller_runtime_event_handler_errors_total',
       help: "Events of a controller's watches dropped because a predicate or handler threw or made an invalid request, per controller and stage.",
       labelNames: ['controller', 'stage'],
       registers,
     });
-    this.informerErrors = new Counter({
+    this.#informerErrors = new Counter({
       name: 'controller_runtime_informer_errors_total',
       help: 'Informer event handlers, index functions and object keys that failed, per informer and stage.',
       labelNames: ['informer', 'stage'],
       registers,
     });
-    this.time = new Histogram({
+    this.#time = new Histogram({
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Time per reconcile.',
       labelNames: ['controller'],
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.active = new Gauge({ name: 'controller_runtime_active_workers', help: 'Workers reconciling now.', labelNames: ['controller'], registers });
-    this.maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Workers per controller.', labelNames: ['controller'], registers });
+    this.#active = new Gauge({ name: 'controller_runtime_active_workers', help: 'Workers reconciling now.', labelNames: ['controller'], registers });
+    this.#maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Workers per controller.', labelNames: ['controller'], registers });
     this.leader = new Gauge({ name: 'leader_election_master_status', help: '1 while this process holds the lease, else 0.', labelNames: ['name'], registers });
     this.queue = new PrometheusQueueMetrics(registry);
   }
 
   setMaxConcurrency(controller: string, n: number): void {
-    this.maxConcurrent.set({ controller }, n);
+    this.#maxConcurrent.set({ controller }, n);
   }
   workerStarted(controller: string): void {
-    this.active.inc({ controller });
+    this.#active.inc({ controller });
   }
   workerFinished(controller: string, seconds: number): void {
-    this.active.dec({ controller });
-    this.time.observe({ controller }, seconds);
+    this.#active.dec({ controller });
+    this.#time.observe({ controller }, seconds);
   }
   reconciled(controller: string, result: ReconcileOutcome): void {
-    this.total.inc({ controller, result });
-    if (result === 'error') this.errors.inc({ controller });
+    this.#total.inc({ controller, result });
+    if (result === 'error') this.#errors.inc({ controller });
   }
   /** A reconcile that threw a panic (counted as an error too, by reconciled(…, 'error')). */
   panicked(controller: string): void {
-    this.panics.inc({ controller });
+    this.#panics.inc({ controller });
   }
   /** An event of a controller's watches dropped at `stage`. */
   eventHandlerFailed(controller: string, stage: EventHandlerStage): void {
-    this.handlerErrors.inc({ controller, stage });
+    this.#handlerErrors.inc({ controller, stage });
   }
   /** An informer's handler, index function or object key failed. */
   informerError(informer: string, stage: InformerErrorStage): void {
-    this.informerErrors.inc({ informer, stage });
+    this.#informerErrors.inc({ informer, stage });
   }
 }

@@ -17,21 +17,21 @@ interface Record {
 }
 
 export class Expectations {
-  private readonly records = new Map<string, Record>();
-  private readonly ttlMs: number;
-  private readonly clock: Clock;
+  readonly #records = new Map<string, Record>();
+  readonly #ttlMs: number;
+  readonly #clock: Clock;
 
   constructor(options: { ttlMs?: number; clock?: Clock } = {}) {
-    this.ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.clock = options.clock ?? realClock;
+    this.#ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.#clock = options.clock ?? realClock;
   }
 
   /** Whether the controller may act on `key`: nothing pending, or the record expired. */
   satisfied(key: string): boolean {
-    const r = this.records.get(key);
+    const r = this.#records.get(key);
     if (r === undefined) return true;
-    if ((r.adds <= 0 && r.deletes.size === 0) || this.clock.now() - r.at > this.ttlMs) {
-      this.records.delete(key);
+    if ((r.adds <= 0 && r.deletes.size === 0) || this.#clock.now() - r.at > this.#ttlMs) {
+      this.#records.delete(key);
       return true;
     }
     return false;
@@ -39,39 +39,39 @@ export class Expectations {
 
   /** Records that `count` creates are on their way for `key`. */
   expectCreations(key: string, count: number): void {
-    const r = this.record(key);
+    const r = this.#record(key);
     r.adds += count;
-    r.at = this.clock.now();
+    r.at = this.#clock.now();
   }
 
   /** Records that the objects with these uids are being deleted for `key`. */
   expectDeletions(key: string, uids: readonly string[]): void {
-    const r = this.record(key);
+    const r = this.#record(key);
     for (const uid of uids) r.deletes.add(uid);
-    r.at = this.clock.now();
+    r.at = this.#clock.now();
   }
 
   /** The informer saw a create for `key` (or a create failed and will not be seen). */
   creationObserved(key: string): void {
-    const r = this.records.get(key);
+    const r = this.#records.get(key);
     if (r !== undefined) r.adds--;
   }
 
   /** The informer saw the deletion of `uid` for `key` (or the delete failed and will not be seen). */
   deletionObserved(key: string, uid: string): void {
-    this.records.get(key)?.deletes.delete(uid);
+    this.#records.get(key)?.deletes.delete(uid);
   }
 
   /** Forgets `key` (its object was deleted). */
   delete(key: string): void {
-    this.records.delete(key);
+    this.#records.delete(key);
   }
 
-  private record(key: string): Record {
-    let r = this.records.get(key);
+  #record(key: string): Record {
+    let r = this.#records.get(key);
     if (r === undefined) {
-      r = { adds: 0, deletes: new Set(), at: this.clock.now() };
-      this.records.set(key, r);
+      r = { adds: 0, deletes: new Set(), at: this.#clock.now() };
+      this.#records.set(key, r);
     }
     return r;
   }

@@ -40,63 +40,66 @@ const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 
 /** Checks the fields of one object of `kind`; each method throws a MalformedObjectError or returns the value. */
 export class ShapeCheck {
-  constructor(
-    private readonly kind: string,
-    private readonly obj: KubeObject,
-  ) {}
+  readonly #kind: string;
+  readonly #obj: KubeObject;
 
-  private fail(field: string, expected: string, value: unknown): never {
-    throw new MalformedObjectError(this.kind, this.obj, field, expected, value);
+  constructor(kind: string, obj: KubeObject) {
+    this.#kind = kind;
+    this.#obj = obj;
+  }
+
+  #fail(field: string, expected: string, value: unknown): never {
+    throw new MalformedObjectError(this.#kind, this.#obj, field, expected, value);
   }
 
   /** An object (a Go struct), or absent. */
   object(value: unknown, field: string, type = 'struct'): Record<string, unknown> | undefined {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'object' || Array.isArray(value)) this.fail(field, type, value);
+    if (typeof value !== 'object' || Array.isArray(value)) this.#fail(field, type, value);
     return value as Record<string, unknown>;
   }
 
   string(value: unknown, field: string): void {
-    if (value !== undefined && value !== null && typeof value !== 'string') this.fail(field, 'string', value);
+    if (value !== undefined && value !== null && typeof value !== 'string') this.#fail(field, 'string', value);
   }
 
   bool(value: unknown, field: string): void {
-    if (value !== undefined && value !== null && typeof value !== 'boolean') this.fail(field, 'bool', value);
+    if (value !== undefined && value !== null && typeof value !== 'boolean') this.#fail(field, 'bool', value);
   }
 
   int32(value: unknown, field: string): void {
     if (value === undefined || value === null) return;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32.min || value > INT32.max) this.fail(field, 'int32', value);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32.min || value > INT32.max) this.#fail(field, 'int32', value);
   }
 
   int64(value: unknown, field: string): void {
     if (value === undefined || value === null) return;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) this.fail(field, 'int64', value);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) this.#fail(field, 'int64', value);
   }
 
   /** An IntOrString (maxSurge, maxUnavailable): an int32 or a string. */
   intOrString(value: unknown, field: string): void {
     if (typeof value === 'string') return;
     if (typeof value === 'number') return this.int32(value, field);
-    if (value !== undefined && value !== null) this.fail(field, 'intstr.IntOrString', value);
+    if (value !== undefined && value !== null) this.#fail(field, 'intstr.IntOrString', value);
   }
 
   /** A map of strings (labels, annotations, matchLabels). */
   stringMap(value: unknown, field: string): void {
     const map = this.object(value, field, 'map[string]string');
-    for (const [k, v] of Object.entries(map ?? {})) if (typeof v !== 'string') this.fail(`${field}[${k}]`, 'string', v);
+    for (const [k, v] of Object.entries(map ?? {})) if (typeof v !== 'string') this.#fail(`${field}[${k}]`, 'string', v);
   }
 
   /** An array whose entries `each` checks (each gets the entry and its field name). */
   array(value: unknown, field: string, type: string, each?: (entry: unknown, field: string) => void): void {
     if (value === undefined || value === null) return;
-    if (!Array.isArray(value)) this.fail(field, `[]${type}`, value);
+    if (!Array.isArray(value)) this.#fail(field, `[]${type}`, value);
     if (each !== undefined) (value as unknown[]).forEach((entry) => each(entry, field));
   }
 
   /** metadata's fields controllers read: labels, annotations, deletionTimestamp, finalizers, ownerReferences. */
   metadata(): void {
-    const m = this.obj.metadata as Record<string, unknown>;
+    const m = this.#obj.metadata as Record<string, unknown>;
     this.stringMap(m.labels, 'ObjectMeta.metadata.labels');
     this.stringMap(m.annotations, 'ObjectMeta.metadata.annotations');
     this.string(m.deletionTimestamp, 'ObjectMeta.metadata.deletionTimestamp');
@@ -137,7 +140,7 @@ export class ShapeCheck {
     this.string(spec.restartPolicy, 'PodSpec.spec.restartPolicy');
     const container = (c: unknown, field: string) => {
       const ctr = this.object(c, field, 'v1.Container');
-      if (ctr === undefined) return this.fail(field, 'v1.Container', c);
+      if (ctr === undefined) return this.#fail(field, 'v1.Container', c);
       this.string(ctr.name, 'Container.spec.containers.name');
       this.string(ctr.image, 'Container.spec.containers.image');
       this.string(ctr.workingDir, 'Container.spec.containers.workingDir');
@@ -151,8 +154,8 @@ export class ShapeCheck {
       });
       const resources = this.object(ctr.resources, 'Container.spec.containers.resources', 'v1.ResourceRequirements');
       if (resources !== undefined) {
-        this.quantities(resources.requests, 'ResourceRequirements.spec.containers.resources.requests');
-        this.quantities(resources.limits, 'ResourceRequirements.spec.containers.resources.limits');
+        this.#quantities(resources.requests, 'ResourceRequirements.spec.containers.resources.requests');
+        this.#quantities(resources.limits, 'ResourceRequirements.spec.containers.resources.limits');
       }
     };
     this.array(spec.containers, 'PodSpec.spec.containers', 'v1.Container', container);
@@ -166,10 +169,10 @@ export class ShapeCheck {
   }
 
   /** A ResourceList: quantities as strings (or numbers, which Go's Quantity also decodes). */
-  private quantities(value: unknown, field: string): void {
+  #quantities(value: unknown, field: string): void {
     const map = this.object(value, field, 'v1.ResourceList');
     for (const [k, v] of Object.entries(map ?? {})) {
-      if (typeof v !== 'string' && typeof v !== 'number') this.fail(`${field}[${k}]`, 'resource.Quantity', v);
+      if (typeof v !== 'string' && typeof v !== 'number') this.#fail(`${field}[${k}]`, 'resource.Quantity', v);
     }
   }
 
