@@ -64,104 +64,104 @@ class HashCollision extends Error {
 }
 
 class DeploymentSync {
-  private readonly d: Deployment;
+  readonly #d: Deployment;
   /** The status as stored (the base of "changed?"). */
-  private stored: DeploymentStatus | undefined;
+  #stored: DeploymentStatus | undefined;
   /** The revision the Deployment's annotation should say, once the sync is done. */
-  private revision: string | undefined;
-  private rsList: ReplicaSet[] = [];
-  private selector: LabelsSelector | undefined;
+  #revision: string | undefined;
+  #rsList: ReplicaSet[] = [];
+  #selector: LabelsSelector | undefined;
 
-  constructor(
-    private readonly cluster: DeploymentCluster,
-    deployment: Deployment,
-  ) {
-    this.d = { ...deployment, apiVersion: 'apps/v1', kind: 'Deployment', status: jsonClone(deployment.status ?? {}) };
-    this.stored = deployment.status;
+  readonly #cluster: DeploymentCluster;
+
+  constructor(cluster: DeploymentCluster, deployment: Deployment) {
+    this.#cluster = cluster;
+    this.#d = { ...deployment, apiVersion: 'apps/v1', kind: 'Deployment', status: jsonClone(deployment.status ?? {}) };
+    this.#stored = deployment.status;
   }
 
   async run(): Promise<ReconcileResult> {
-    const d = this.d;
+    const d = this.#d;
     const selector = deploymentSelector(d);
-    this.selector = selector;
+    this.#selector = selector;
     if (selector.isEmpty()) {
-      this.cluster.event(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
-      if ((d.status!.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) await this.writeStatus({ ...d.status, observedGeneration: d.metadata.generation ?? 0 });
+      this.#cluster.event(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
+      if ((d.status!.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) await this.#writeStatus({ ...d.status, observedGeneration: d.metadata.generation ?? 0 });
       return undefined;
     }
-    this.rsList = await claimReplicaSets(this.cluster, d, selector);
+    this.#rsList = await claimReplicaSets(this.#cluster, d, selector);
     let result: ReconcileResult;
     try {
-      result = await this.sync(selector);
+      result = await this.#sync(selector);
     } catch (err) {
       if (err instanceof HashCollision) return { requeue: true };
       throw err;
     }
-    await this.syncRevision();
+    await this.#syncRevision();
     return result;
   }
 
-  private async sync(selector: LabelsSelector): Promise<ReconcileResult> {
-    const d = this.d;
-    if (d.metadata.deletionTimestamp !== undefined) return this.syncStatusOnly();
-    const paused = pausedStatus(d, this.now);
+  async #sync(selector: LabelsSelector): Promise<ReconcileResult> {
+    const d = this.#d;
+    if (d.metadata.deletionTimestamp !== undefined) return this.#syncStatusOnly();
+    const paused = pausedStatus(d, this.#now);
     if (paused !== undefined) d.status = paused;
-    if (d.spec?.paused === true) return this.scaleOnly();
-    const { newRS, oldRSs } = await this.replicaSets(false);
-    if (isScalingEvent(d, [...oldRSs, newRS])) return this.scaleOnly();
-    if (isRollingUpdate(d)) return this.rolloutRolling();
-    return this.rolloutRecreate(selector);
+    if (d.spec?.paused === true) return this.#scaleOnly();
+    const { newRS, oldRSs } = await this.#replicaSets(false);
+    if (isScalingEvent(d, [...oldRSs, newRS])) return this.#scaleOnly();
+    if (isRollingUpdate(d)) return this.#rolloutRolling();
+    return this.#rolloutRecreate(selector);
   }
 
-  private get now(): number {
-    return this.cluster.now();
+  get #now(): number {
+    return this.#cluster.now();
   }
 
   /** syncStatusOnly: a Deployment being deleted gets its status, nothing else. */
-  private async syncStatusOnly(): Promise<ReconcileResult> {
-    const { newRS, oldRSs } = await this.replicaSets(false);
-    await this.writeStatus(calculateStatus(present([...oldRSs, newRS]), newRS, this.d, this.now));
+  async #syncStatusOnly(): Promise<ReconcileResult> {
+    const { newRS, oldRSs } = await this.#replicaSets(false);
+    await this.#writeStatus(calculateStatus(present([...oldRSs, newRS]), newRS, this.#d, this.#now));
     return undefined;
   }
 
   /** `sync`: proportional scaling (scaling event or paused), history cleanup when paused, status. */
-  private async scaleOnly(): Promise<ReconcileResult> {
-    const { newRS, oldRSs } = await this.replicaSets(false);
-    await this.apply(planProportionalScale(this.d, newRS, oldRSs));
-    if (this.d.spec?.paused === true) await this.cleanupHistory();
-    const after = await this.replicaSets(false);
-    await this.writeStatus(calculateStatus(present([...after.oldRSs, after.newRS]), after.newRS, this.d, this.now));
+  async #scaleOnly(): Promise<ReconcileResult> {
+    const { newRS, oldRSs } = await this.#replicaSets(false);
+    await this.#apply(planProportionalScale(this.#d, newRS, oldRSs));
+    if (this.#d.spec?.paused === true) await this.#cleanupHistory();
+    const after = await this.#replicaSets(false);
+    await this.#writeStatus(calculateStatus(present([...after.oldRSs, after.newRS]), after.newRS, this.#d, this.#now));
     return undefined;
   }
 
   /** rolloutRolling: scale the new ReplicaSet up, else old ones down; when complete, clean up history. */
-  private async rolloutRolling(): Promise<ReconcileResult> {
-    const { newRS, oldRSs } = await this.replicaSets(true);
-    const target = planNewReplicaSetScale(this.d, [...oldRSs, newRS!], newRS!);
-    if (target !== undefined && (await this.apply([{ rs: newRS!, replicas: target }])) > 0) return this.finishRollout();
-    const scaledDown = await this.apply(planOldReplicaSetsScaleDown(this.d, [...oldRSs, newRS!], oldRSs, newRS!));
-    if (scaledDown === 0 && deploymentComplete(this.d, this.d.status!)) await this.cleanupHistory();
-    return this.finishRollout();
+  async #rolloutRolling(): Promise<ReconcileResult> {
+    const { newRS, oldRSs } = await this.#replicaSets(true);
+    const target = planNewReplicaSetScale(this.#d, [...oldRSs, newRS!], newRS!);
+    if (target !== undefined && (await this.#apply([{ rs: newRS!, replicas: target }])) > 0) return this.#finishRollout();
+    const scaledDown = await this.#apply(planOldReplicaSetsScaleDown(this.#d, [...oldRSs, newRS!], oldRSs, newRS!));
+    if (scaledDown === 0 && deploymentComplete(this.#d, this.#d.status!)) await this.#cleanupHistory();
+    return this.#finishRollout();
   }
 
   /** rolloutRecreate: old to 0; once no old pod runs, the new ReplicaSet (created now if need be) to spec.replicas. */
-  private async rolloutRecreate(selector: LabelsSelector): Promise<ReconcileResult> {
-    let { newRS, oldRSs } = await this.replicaSets(false);
-    if ((await this.apply(planRecreateScaleDown(oldRSs))) > 0) return this.finishRollout();
-    const pods = podsByReplicaSet(this.rsList, this.cluster.listPods(this.d.metadata.namespace ?? '', selector));
-    if (oldPodsRunning(newRS, oldRSs, pods)) return this.finishRollout();
-    if (newRS === undefined) ({ newRS, oldRSs } = await this.replicaSets(true));
-    await this.apply([{ rs: newRS!, replicas: desiredReplicas(this.d) }]);
-    if (deploymentComplete(this.d, this.d.status!)) await this.cleanupHistory();
-    return this.finishRollout();
+  async #rolloutRecreate(selector: LabelsSelector): Promise<ReconcileResult> {
+    let { newRS, oldRSs } = await this.#replicaSets(false);
+    if ((await this.#apply(planRecreateScaleDown(oldRSs))) > 0) return this.#finishRollout();
+    const pods = podsByReplicaSet(this.#rsList, this.#cluster.listPods(this.#d.metadata.namespace ?? '', selector));
+    if (oldPodsRunning(newRS, oldRSs, pods)) return this.#finishRollout();
+    if (newRS === undefined) ({ newRS, oldRSs } = await this.#replicaSets(true));
+    await this.#apply([{ rs: newRS!, replicas: desiredReplicas(this.#d) }]);
+    if (deploymentComplete(this.#d, this.#d.status!)) await this.#cleanupHistory();
+    return this.#finishRollout();
   }
 
   /** syncRolloutStatus: the status with progress estimated; when to check the deadline again. */
-  private async finishRollout(): Promise<ReconcileResult> {
-    const { newRS, oldRSs } = await this.replicaSets(false);
-    const status = rolloutStatus(this.d, present([...oldRSs, newRS]), newRS, this.now);
-    await this.writeStatus(status);
-    const delay = progressCheckDelayMs(this.d, status, this.now);
+  async #finishRollout(): Promise<ReconcileResult> {
+    const { newRS, oldRSs } = await this.#replicaSets(false);
+    const status = rolloutStatus(this.#d, present([...oldRSs, newRS]), newRS, this.#now);
+    await this.#writeStatus(status);
+    const delay = progressCheckDelayMs(this.#d, status, this.#now);
     return delay === undefined ? undefined : { requeueAfterMs: delay };
   }
 
@@ -169,16 +169,16 @@ class DeploymentSync {
    * getAllReplicaSetsAndSyncRevision: the new ReplicaSet (created when `create` and missing) with
    * its annotations synced, and the old ones.
    */
-  private async replicaSets(create: boolean): Promise<{ newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] }> {
-    const oldRSs = findOldReplicaSets(this.d, this.rsList);
-    const newRS = await this.newReplicaSet(oldRSs, create);
+  async #replicaSets(create: boolean): Promise<{ newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] }> {
+    const oldRSs = findOldReplicaSets(this.#d, this.#rsList);
+    const newRS = await this.#newReplicaSet(oldRSs, create);
     return { newRS, oldRSs: newRS === undefined ? oldRSs : oldRSs.filter((rs) => rs.metadata.uid !== newRS.metadata.uid) };
   }
 
   /** getNewReplicaSet. */
-  private async newReplicaSet(oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
-    const d = this.d;
-    const existing = findNewReplicaSet(d, this.rsList);
+  async #newReplicaSet(oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
+    const d = this.#d;
+    const existing = findNewReplicaSet(d, this.#rsList);
     const newRevision = maxRevision(oldRSs) + 1;
     if (existing !== undefined) {
       let rs = existing;
@@ -188,11 +188,11 @@ class DeploymentSync {
         const spec = { ...annotated.rs.spec };
         if (minReady !== 0) spec.minReadySeconds = minReady;
         else delete spec.minReadySeconds; // 0 is omitted on the wire (omitempty)
-        rs = this.replace(await this.cluster.updateReplicaSet({ ...annotated.rs, spec }));
+        rs = this.#replace(await this.#cluster.updateReplicaSet({ ...annotated.rs, spec }));
       }
-      this.revision = rs.metadata.annotations?.[REVISION_ANNOTATION];
+      this.#revision = rs.metadata.annotations?.[REVISION_ANNOTATION];
       if (hasProgressDeadline(d) && getCondition(d.status, PROGRESSING) === undefined) {
-        setCondition(d.status!, newCondition(PROGRESSING, 'True', Reasons.FoundNewReplicaSet, `Found new replica set "${rs.metadata.name}"`, this.now));
+        setCondition(d.status!, newCondition(PROGRESSING, 'True', Reasons.FoundNewReplicaSet, `Found new replica set "${rs.metadata.name}"`, this.#now));
       }
       return rs;
     }
@@ -201,43 +201,43 @@ class DeploymentSync {
     const hash = computePodTemplateHash(d.spec?.template, d.status?.collisionCount);
     const draft = replicaSetFor(d, hash, 0);
     const wantedReplicas = newReplicaSetReplicas(d, [...oldRSs, draft], draft);
-    const replicas = wantedReplicas > 0 ? Math.min(wantedReplicas, await this.headroom()) : 0;
+    const replicas = wantedReplicas > 0 ? Math.min(wantedReplicas, await this.#headroom()) : 0;
     const wanted = withNewReplicaSetAnnotations(d, withReplicas(draft, replicas), newRevision, false).rs;
     let created: ReplicaSet;
     let alreadyExisted = false;
     try {
-      created = await this.cluster.createReplicaSet(wanted);
+      created = await this.#cluster.createReplicaSet(wanted);
     } catch (err) {
-      if (!isApiError(err, 'AlreadyExists')) return this.createFailed(wanted, err);
-      const found = this.cluster.getReplicaSet(d.metadata.namespace ?? '', wanted.metadata.name!);
+      if (!isApiError(err, 'AlreadyExists')) return this.#createFailed(wanted, err);
+      const found = this.#cluster.getReplicaSet(d.metadata.namespace ?? '', wanted.metadata.name!);
       if (found === undefined) throw err; // not in the cache yet: look again later
       const owner = found.metadata.ownerReferences?.find((r) => r.controller === true);
       if (owner?.uid !== d.metadata.uid || !equalIgnoreHash(d.spec?.template, found.spec?.template)) {
         // A hash collision: another template has this name. Count it, so the next hash differs.
-        await this.writeStatus({ ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 });
+        await this.#writeStatus({ ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 });
         throw new HashCollision(`ReplicaSet ${wanted.metadata.name} exists with another template`);
       }
       created = found;
       alreadyExisted = true;
     }
-    this.rsList.push(created);
-    if (!alreadyExisted && replicas > 0) this.cluster.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} to ${replicas}`);
-    this.revision = String(newRevision);
+    this.#rsList.push(created);
+    if (!alreadyExisted && replicas > 0) this.#cluster.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} to ${replicas}`);
+    this.#revision = String(newRevision);
     if (!alreadyExisted && hasProgressDeadline(d)) {
-      setCondition(d.status!, newCondition(PROGRESSING, 'True', Reasons.NewReplicaSetCreated, `Created new replica set "${created.metadata.name}"`, this.now));
-      await this.writeStatus(d.status!); // the record of the creation, right after it
+      setCondition(d.status!, newCondition(PROGRESSING, 'True', Reasons.NewReplicaSetCreated, `Created new replica set "${created.metadata.name}"`, this.#now));
+      await this.#writeStatus(d.status!); // the record of the creation, right after it
     }
     return created;
   }
 
   /** A create that failed for another reason: Progressing=False ReplicaSetCreateError, a Warning, and the error. */
-  private async createFailed(rs: ReplicaSet, err: unknown): Promise<never> {
+  async #createFailed(rs: ReplicaSet, err: unknown): Promise<never> {
     const message = `Failed to create new replica set "${rs.metadata.name}": ${(err as Error).message}`;
-    if (hasProgressDeadline(this.d) && !(isApiError(err) && err.details?.causes?.some((c) => c.reason === 'NamespaceTerminating'))) {
-      setCondition(this.d.status!, newCondition(PROGRESSING, 'False', Reasons.FailedRSCreate, message, this.now));
-      await this.writeStatus(this.d.status!).catch(() => undefined); // the create's error is the one to report
+    if (hasProgressDeadline(this.#d) && !(isApiError(err) && err.details?.causes?.some((c) => c.reason === 'NamespaceTerminating'))) {
+      setCondition(this.#d.status!, newCondition(PROGRESSING, 'False', Reasons.FailedRSCreate, message, this.#now));
+      await this.#writeStatus(this.#d.status!).catch(() => undefined); // the create's error is the one to report
     }
-    this.cluster.event(this.d, 'Warning', Reasons.FailedRSCreate, message);
+    this.#cluster.event(this.#d, 'Warning', Reasons.FailedRSCreate, message);
     throw err;
   }
 
@@ -246,22 +246,22 @@ class DeploymentSync {
    * only the annotations when `refreshAnnotations` and they are stale. Scale-ups are first capped by
    * the surge headroom. Returns how many were resized.
    */
-  private async apply(planned: readonly ScaleChange[]): Promise<number> {
-    const d = this.d;
-    const current = (rs: ReplicaSet) => this.rsList.find((r) => r.metadata.uid === rs.metadata.uid) ?? rs;
+  async #apply(planned: readonly ScaleChange[]): Promise<number> {
+    const d = this.#d;
+    const current = (rs: ReplicaSet) => this.#rsList.find((r) => r.metadata.uid === rs.metadata.uid) ?? rs;
     const grows = planned.some((c) => c.replicas > rsReplicas(current(c.rs)));
-    const changes = grows ? capScaleUps(planned.map((c) => ({ ...c, rs: current(c.rs) })), await this.headroom()) : planned;
+    const changes = grows ? capScaleUps(planned.map((c) => ({ ...c, rs: current(c.rs) })), await this.#headroom()) : planned;
     let resized = 0;
     for (const change of changes) {
-      const rs = this.rsList.find((r) => r.metadata.uid === change.rs.metadata.uid) ?? change.rs;
+      const rs = this.#rsList.find((r) => r.metadata.uid === change.rs.metadata.uid) ?? change.rs;
       const from = rsReplicas(rs);
       const next = withReplicasAnnotations(withReplicas(rs, change.replicas), desiredReplicas(d), desiredReplicas(d) + maxSurge(d));
       if (from === change.replicas && !(change.refreshAnnotations === true && next.changed)) continue;
-      this.replace(await this.cluster.updateReplicaSet(next.rs));
+      this.#replace(await this.#cluster.updateReplicaSet(next.rs));
       if (from !== change.replicas) {
         resized++;
         const direction = from < change.replicas ? 'up' : 'down';
-        this.cluster.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${direction} replica set ${rs.metadata.name} to ${change.replicas} from ${from}`);
+        this.#cluster.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${direction} replica set ${rs.metadata.name} to ${change.replicas} from ${from}`);
       }
     }
     return resized;
@@ -271,49 +271,49 @@ class DeploymentSync {
    * The pods that may still be added (surgeHeadroom), from the pods that exist right now (read from
    * the API, not the cache); 0 without reading while a ReplicaSet's controller lags behind its spec.
    */
-  private async headroom(): Promise<number> {
-    if (!replicaSetsObserved(this.rsList)) return 0;
-    const pods = await this.cluster.listPodsFresh(this.d.metadata.namespace ?? '', this.selector!);
+  async #headroom(): Promise<number> {
+    if (!replicaSetsObserved(this.#rsList)) return 0;
+    const pods = await this.#cluster.listPodsFresh(this.#d.metadata.namespace ?? '', this.#selector!);
     const active = new Map<string, number>();
     for (const pod of pods) {
       if (pod.metadata.deletionTimestamp !== undefined || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
       const owner = pod.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
       if (owner !== undefined) active.set(owner, (active.get(owner) ?? 0) + 1);
     }
-    return surgeHeadroom(this.d, this.rsList, active);
+    return surgeHeadroom(this.#d, this.#rsList, active);
   }
 
   /** cleanupDeployment: deletes the old ReplicaSets beyond revisionHistoryLimit. */
-  private async cleanupHistory(): Promise<void> {
-    const { oldRSs } = await this.replicaSets(false);
-    for (const rs of replicaSetsToCleanUp(this.d, oldRSs)) {
-      await this.cluster.deleteReplicaSet(rs);
-      this.rsList = this.rsList.filter((r) => r.metadata.uid !== rs.metadata.uid);
+  async #cleanupHistory(): Promise<void> {
+    const { oldRSs } = await this.#replicaSets(false);
+    for (const rs of replicaSetsToCleanUp(this.#d, oldRSs)) {
+      await this.#cluster.deleteReplicaSet(rs);
+      this.#rsList = this.#rsList.filter((r) => r.metadata.uid !== rs.metadata.uid);
     }
   }
 
   /** Puts a written ReplicaSet in place of the one read. */
-  private replace(rs: ReplicaSet): ReplicaSet {
-    const i = this.rsList.findIndex((r) => r.metadata.uid === rs.metadata.uid);
-    if (i >= 0) this.rsList[i] = rs;
-    else this.rsList.push(rs);
+  #replace(rs: ReplicaSet): ReplicaSet {
+    const i = this.#rsList.findIndex((r) => r.metadata.uid === rs.metadata.uid);
+    if (i >= 0) this.#rsList[i] = rs;
+    else this.#rsList.push(rs);
     return rs;
   }
 
   /** Writes `status` when it differs from the stored one; later writes carry the new resourceVersion. */
-  private async writeStatus(status: DeploymentStatus): Promise<void> {
-    this.d.status = status;
-    if (jsonEqual(this.stored ?? {}, status)) return;
-    const written = await this.cluster.updateDeploymentStatus(this.d, status);
-    this.stored = status;
+  async #writeStatus(status: DeploymentStatus): Promise<void> {
+    this.#d.status = status;
+    if (jsonEqual(this.#stored ?? {}, status)) return;
+    const written = await this.#cluster.updateDeploymentStatus(this.#d, status);
+    this.#stored = status;
     // Keep what this sync decided from (spec, generation); take only the new resourceVersion.
-    this.d.metadata = { ...this.d.metadata, resourceVersion: written.metadata.resourceVersion };
+    this.#d.metadata = { ...this.#d.metadata, resourceVersion: written.metadata.resourceVersion };
   }
 
   /** SetDeploymentRevision: the Deployment's annotation says the new ReplicaSet's revision (written last). */
-  private async syncRevision(): Promise<void> {
-    if (this.revision === undefined || this.d.metadata.annotations?.[REVISION_ANNOTATION] === this.revision) return;
-    await this.cluster.setDeploymentRevision(this.d, this.revision);
+  async #syncRevision(): Promise<void> {
+    if (this.#revision === undefined || this.#d.metadata.annotations?.[REVISION_ANNOTATION] === this.#revision) return;
+    await this.#cluster.setDeploymentRevision(this.#d, this.#revision);
   }
 }
 

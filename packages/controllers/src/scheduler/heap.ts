@@ -11,8 +11,12 @@ export interface HeapItem {
 export class Heap<T extends HeapItem> {
   readonly #items: T[] = [];
 
+  readonly #before: (a: T, b: T) => boolean;
+
   /** `before(a, b)`: a comes out first. */
-  constructor(private readonly before: (a: T, b: T) => boolean) {}
+  constructor(before: (a: T, b: T) => boolean) {
+    this.#before = before;
+  }
 
   get size(): number {
     return this.#items.length;
@@ -75,7 +79,7 @@ export class Heap<T extends HeapItem> {
   #up(i: number): void {
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(this.#items[i]!, this.#items[parent]!)) return;
+      if (!this.#before(this.#items[i]!, this.#items[parent]!)) return;
       this.#swap(i, parent);
       i = parent;
     }
@@ -87,8 +91,8 @@ export class Heap<T extends HeapItem> {
       const l = 2 * i + 1;
       if (l >= n) return;
       const r = l + 1;
-      const child = r < n && this.before(this.#items[r]!, this.#items[l]!) ? r : l;
-      if (!this.before(this.#items[child]!, this.#items[i]!)) return;
+      const child = r < n && this.#before(this.#items[r]!, this.#items[l]!) ? r : l;
+      if (!this.#before(this.#items[child]!, this.#items[i]!)) return;
       this.#swap(i, child);
       i = child;
     }
