@@ -15,7 +15,7 @@ const CHUNK = Buffer.alloc(1024 * 1024);
 export class SpaceReserve {
   readonly path: string;
   readonly bytes: number;
-  #held = false;
+  private holding = false;
 
   /** The reserve of `bytes` (0: none) for the database at `databasePath`; call acquire() to make it. */
   constructor(databasePath: string, bytes: number) {
@@ -25,7 +25,7 @@ export class SpaceReserve {
 
   /** Whether the reserve file holds its space now. */
   get held(): boolean {
-    return this.#held;
+    return this.holding;
   }
 
   /**
@@ -34,9 +34,9 @@ export class SpaceReserve {
    * reserve). Never throws: a reserve that cannot be made is simply not held.
    */
   acquire(): boolean {
-    if (this.bytes === 0 || this.#held) return true;
+    if (this.bytes === 0 || this.holding) return true;
     try {
-      if (statSync(this.path).size >= this.bytes) return (this.#held = true);
+      if (statSync(this.path).size >= this.bytes) return (this.holding = true);
     } catch {
       // missing: make it
     }
@@ -47,25 +47,25 @@ export class SpaceReserve {
       fd = openSync(this.path, 'w', 0o600);
       for (let written = 0; written < this.bytes; ) written += writeSync(fd, CHUNK, 0, Math.min(CHUNK.length, this.bytes - written));
       fsyncSync(fd);
-      this.#held = fstatSync(fd).size >= this.bytes;
+      this.holding = fstatSync(fd).size >= this.bytes;
     } catch {
-      this.#held = false;
+      this.holding = false;
     } finally {
       if (fd !== undefined) closeSync(fd);
-      if (!this.#held) this.#remove();
+      if (!this.holding) this.remove();
     }
-    return this.#held;
+    return this.holding;
   }
 
   /** Deletes the reserve file, giving its space back to the volume. True when it was held. */
   release(): boolean {
-    const was = this.#held;
-    this.#held = false;
-    this.#remove();
+    const was = this.holding;
+    this.holding = false;
+    this.remove();
     return was;
   }
 
-  #remove(): void {
+  private remove(): void {
     try {
       unlinkSync(this.path);
     } catch {
