@@ -66,48 +66,48 @@ export interface SystemNamespacesLoopOptions {
  * round is logged and the next one tries again; rounds never overlap.
  */
 export class SystemNamespacesLoop {
-  readonly #ensure: () => Promise<void>;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
-  readonly #intervalMs: number;
-  #timer: Timer | undefined;
-  #stopped = false;
-  #round: Promise<void> | undefined;
+  private readonly ensure: () => Promise<void>;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly intervalMs: number;
+  private timer: Timer | undefined;
+  private stopped = false;
+  private round: Promise<void> | undefined;
 
   constructor(ensure: () => Promise<void>, options: SystemNamespacesLoopOptions) {
-    this.#ensure = ensure;
-    this.#clock = options.clock;
-    this.#logger = (options.logger ?? silentLogger).child({ component: 'system-namespaces' });
-    this.#intervalMs = options.intervalMs ?? SYSTEM_NAMESPACES_INTERVAL_MS;
+    this.ensure = ensure;
+    this.clock = options.clock;
+    this.logger = (options.logger ?? silentLogger).child({ component: 'system-namespaces' });
+    this.intervalMs = options.intervalMs ?? SYSTEM_NAMESPACES_INTERVAL_MS;
   }
 
   /** Schedules the first round one interval from now (the server ensured them at start). */
   start(): void {
-    if (this.#stopped || this.#timer !== undefined) return;
-    this.#schedule();
+    if (this.stopped || this.timer !== undefined) return;
+    this.schedule();
   }
 
   /** Stops the loop; resolves once a round under way has finished. Idempotent. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    await this.#round;
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.round;
   }
 
-  #schedule(): void {
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#round = this.#run();
-    }, this.#intervalMs);
-    this.#timer.unref();
+  private schedule(): void {
+    this.timer = this.clock.setTimeout(() => {
+      this.round = this.run();
+    }, this.intervalMs);
+    this.timer.unref();
   }
 
-  async #run(): Promise<void> {
+  private async run(): Promise<void> {
     try {
-      await this.#ensure();
+      await this.ensure();
     } catch (err) {
-      if (!this.#stopped) this.#logger.warn({ err }, 'creating the system namespaces failed; trying again later');
+      if (!this.stopped) this.logger.warn({ err }, 'creating the system namespaces failed; trying again later');
     }
-    if (!this.#stopped) this.#schedule();
+    if (!this.stopped) this.schedule();
   }
 }

@@ -70,22 +70,22 @@ const OPEN_PATHS = new Set(['/livez', '/readyz', '/healthz', '/version']);
 const ANONYMOUS = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export class Auditor {
-  readonly #checker: AuditPolicyChecker;
-  readonly #writer: AuditLogWriter;
-  readonly #clock: Clock;
-  readonly #events: Counter;
-  readonly #levels: Counter<'level'>;
-  readonly #errors: Counter<'plugin'>;
-  readonly #logger: Logger;
+  private readonly checker: AuditPolicyChecker;
+  private readonly logWriter: AuditLogWriter;
+  private readonly clock: Clock;
+  private readonly events: Counter;
+  private readonly levels: Counter<'level'>;
+  private readonly errors: Counter<'plugin'>;
+  private readonly logger: Logger;
 
   private constructor(writer: AuditLogWriter, policy: AuditPolicy, deps: { clock: Clock; logger: Logger; events: Counter; levels: Counter<'level'>; errors: Counter<'plugin'> }) {
-    this.#writer = writer;
-    this.#checker = new AuditPolicyChecker(policy);
-    this.#clock = deps.clock;
-    this.#logger = deps.logger;
-    this.#events = deps.events;
-    this.#levels = deps.levels;
-    this.#errors = deps.errors;
+    this.logWriter = writer;
+    this.checker = new AuditPolicyChecker(policy);
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.events = deps.events;
+    this.levels = deps.levels;
+    this.errors = deps.errors;
   }
 
   /** Opens the log (throws when it cannot be opened) and registers the audit metrics in `registry`. */
@@ -104,17 +104,17 @@ export class Auditor {
 
   /** The log's writer (tests wait on `flushed()`). */
   get writer(): AuditLogWriter {
-    return this.#writer;
+    return this.logWriter;
   }
 
   /** Starts the record of a request: its auditID (sent as the Audit-Id header) and arrival time. */
   begin(req: FastifyRequest, reply: FastifyReply): void {
     const asked = req.headers['audit-id'];
     const id = typeof asked === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
-    const state: AuditState = { id, receivedMicros: this.#nowMicros(), decision: undefined, payload: undefined, payloadType: undefined };
+    const state: AuditState = { id, receivedMicros: this.nowMicros(), decision: undefined, payload: undefined, payloadType: undefined };
     req.setpointAudit = state;
     reply.header('Audit-Id', id);
-    reply.raw.once('close', () => this.#complete(req, reply, state));
+    reply.raw.once('close', () => this.complete(req, reply, state));
   }
 
   /** Keeps what an answer carries that its event needs (fastify's onSend; synchronous). */
@@ -122,7 +122,7 @@ export class Auditor {
     const state = req.setpointAudit;
     if (state === undefined || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return;
     const code = reply.statusCode;
-    if (code < 400 && this.#decide(req, reply, state).level !== 'RequestResponse') return;
+    if (code < 400 && this.decide(req, reply, state).level !== 'RequestResponse') return;
     state.payload = payload;
     const type = reply.getHeader('content-type');
     state.payloadType = typeof type === 'string' ? type : undefined;
@@ -132,40 +132,40 @@ export class Auditor {
   async close(): Promise<void> {
     // Responses the server just ended or cut emit 'close' on a later turn: let their events in.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.#writer.close();
+    await this.logWriter.close();
   }
 
-  #nowMicros(): number {
-    return this.#clock === realClock ? Math.floor((performance.timeOrigin + performance.now()) * 1000) : this.#clock.now() * 1000;
+  private nowMicros(): number {
+    return this.clock === realClock ? Math.floor((performance.timeOrigin + performance.now()) * 1000) : this.clock.now() * 1000;
   }
 
-  #decide(req: FastifyRequest, reply: FastifyReply, state: AuditState): AuditDecision {
-    state.decision ??= this.#checker.decide(attributesOf(req, reply.statusCode));
+  private decide(req: FastifyRequest, reply: FastifyReply, state: AuditState): AuditDecision {
+    state.decision ??= this.checker.decide(attributesOf(req, reply.statusCode));
     return state.decision;
   }
 
-  #complete(req: FastifyRequest, reply: FastifyReply, state: AuditState): void {
+  private complete(req: FastifyRequest, reply: FastifyReply, state: AuditState): void {
     try {
-      const decision = this.#decide(req, reply, state);
+      const decision = this.decide(req, reply, state);
       if (decision.level === 'None' || decision.omitStages.includes('ResponseComplete')) return;
       let line: string;
       try {
-        line = JSON.stringify(this.#event(req, reply, state, decision));
+        line = JSON.stringify(this.event(req, reply, state, decision));
       } catch {
         // A body that cannot be serialized: record the event without bodies.
-        line = JSON.stringify(this.#event(req, reply, state, { ...decision, level: 'Metadata' }));
+        line = JSON.stringify(this.event(req, reply, state, { ...decision, level: 'Metadata' }));
       }
-      this.#events.inc();
-      this.#levels.inc({ level: decision.level });
-      this.#writer.write(line);
+      this.events.inc();
+      this.levels.inc({ level: decision.level });
+      this.logWriter.write(line);
     } catch (err) {
       // Never let auditing take the server down (this runs in a socket's 'close' listener).
-      this.#errors.inc({ plugin: 'log' });
-      this.#logger.error({ err, auditID: state.id }, 'building an audit event failed; event dropped');
+      this.errors.inc({ plugin: 'log' });
+      this.logger.error({ err, auditID: state.id }, 'building an audit event failed; event dropped');
     }
   }
 
-  #event(req: FastifyRequest, reply: FastifyReply, state: AuditState, decision: AuditDecision): AuditEvent {
+  private event(req: FastifyRequest, reply: FastifyReply, state: AuditState, decision: AuditDecision): AuditEvent {
     const level = decision.level as AuditEvent['level'];
     const info = infoOf(req);
     const code = reply.statusCode;
@@ -181,7 +181,7 @@ export class Auditor {
       ...(req.setpointRequestor !== undefined && req.setpointUser !== undefined ? { impersonatedUser: auditUser(req.setpointUser) } : {}),
       sourceIPs: sourceIPs(req.raw.socket?.remoteAddress, req.headers['x-forwarded-for'], req.headers['x-real-ip']),
       requestReceivedTimestamp: microTime(state.receivedMicros),
-      stageTimestamp: microTime(Math.max(state.receivedMicros, this.#nowMicros())),
+      stageTimestamp: microTime(Math.max(state.receivedMicros, this.nowMicros())),
     };
     const agent = req.headers['user-agent'];
     if (typeof agent === 'string' && agent !== '') event.userAgent = agent;

@@ -201,22 +201,22 @@ function isMap(v: unknown): v is Record<string, unknown> {
 
 /** Gives requests their audit level by a policy's rules (first match; None when none matches). */
 export class AuditPolicyChecker {
-  readonly #rules: ReadonlyArray<{ readonly rule: AuditPolicyRule; readonly decision: AuditDecision }>;
-  readonly #fallback: AuditDecision;
+  private readonly rules: ReadonlyArray<{ readonly rule: AuditPolicyRule; readonly decision: AuditDecision }>;
+  private readonly fallback: AuditDecision;
 
   constructor(policy: AuditPolicy) {
     // Each rule leaves out its own stages and the policy's, as Kubernetes' checker unions them.
-    this.#rules = policy.rules.map((rule) => ({
+    this.rules = policy.rules.map((rule) => ({
       rule,
       decision: { level: rule.level, omitStages: [...new Set([...policy.omitStages, ...rule.omitStages])], omitManagedFields: rule.omitManagedFields ?? policy.omitManagedFields },
     }));
-    this.#fallback = { level: 'None', omitStages: policy.omitStages, omitManagedFields: policy.omitManagedFields };
+    this.fallback = { level: 'None', omitStages: policy.omitStages, omitManagedFields: policy.omitManagedFields };
   }
 
   /** The level and omitted stages for a request. */
   decide(attrs: AuditAttributes): AuditDecision {
-    for (const { rule, decision } of this.#rules) if (ruleMatches(rule, attrs)) return decision;
-    return this.#fallback;
+    for (const { rule, decision } of this.rules) if (ruleMatches(rule, attrs)) return decision;
+    return this.fallback;
   }
 }
 

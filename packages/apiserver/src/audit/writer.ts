@@ -46,33 +46,33 @@ const ERROR_LOG_INTERVAL_MS = 60_000;
 
 export class AuditLogWriter {
   readonly path: string;
-  readonly #maxSize: number;
-  readonly #maxBackups: number;
-  readonly #maxAgeMs: number;
-  readonly #bufferEvents: number;
-  readonly #bufferBytes: number;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
-  readonly #onDrop: (count: number, reason: 'buffer' | 'write') => void;
-  #queue: string[] = [];
-  #queuedBytes = 0;
-  #loop: Promise<void> | undefined;
-  #handle: FileHandle | undefined;
-  #size = 0;
-  #closed = false;
-  #lastBackupMs = 0;
-  #lastErrorLogMs = -Infinity;
+  private readonly maxSize: number;
+  private readonly maxBackups: number;
+  private readonly maxAgeMs: number;
+  private readonly bufferEvents: number;
+  private readonly bufferBytes: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly onDrop: (count: number, reason: 'buffer' | 'write') => void;
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  private loop: Promise<void> | undefined;
+  private handle: FileHandle | undefined;
+  private size = 0;
+  private closed = false;
+  private lastBackupMs = 0;
+  private lastErrorLogMs = -Infinity;
 
   private constructor(options: AuditLogWriterOptions) {
     this.path = options.path;
-    this.#maxSize = options.maxSizeBytes !== undefined && options.maxSizeBytes > 0 ? options.maxSizeBytes : 100 * MIB;
-    this.#maxBackups = options.maxBackups ?? 0;
-    this.#maxAgeMs = (options.maxAgeDays ?? 0) * DAY_MS;
-    this.#bufferEvents = options.bufferEvents ?? 10_000;
-    this.#bufferBytes = options.bufferBytes ?? 64 * MIB;
-    this.#clock = options.clock ?? realClock;
-    this.#logger = options.logger ?? silentLogger;
-    this.#onDrop = options.onDrop ?? (() => {});
+    this.maxSize = options.maxSizeBytes !== undefined && options.maxSizeBytes > 0 ? options.maxSizeBytes : 100 * MIB;
+    this.maxBackups = options.maxBackups ?? 0;
+    this.maxAgeMs = (options.maxAgeDays ?? 0) * DAY_MS;
+    this.bufferEvents = options.bufferEvents ?? 10_000;
+    this.bufferBytes = options.bufferBytes ?? 64 * MIB;
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
+    this.onDrop = options.onDrop ?? (() => {});
   }
 
   /** Opens (appends to) the file. Throws when it cannot be opened, so a bad path stops the start. */
@@ -80,64 +80,64 @@ export class AuditLogWriter {
     const writer = new AuditLogWriter(options);
     if (writer.path !== '-') {
       await mkdir(dirname(writer.path), { recursive: true, mode: 0o700 });
-      await writer.#openFile();
+      await writer.openFile();
     }
     return writer;
   }
 
   /** Lines queued and not yet written. */
   get pending(): number {
-    return this.#queue.length;
+    return this.queue.length;
   }
 
   /** Queues one line (without its newline). False when it was dropped (queue full, or closed). */
   write(line: string): boolean {
-    if (this.#closed) return false;
+    if (this.closed) return false;
     const bytes = line.length; // a lower bound of the UTF-8 size: enough for a bound on memory
-    if (this.#queue.length >= this.#bufferEvents || this.#queuedBytes + bytes > this.#bufferBytes) {
-      this.#onDrop(1, 'buffer');
+    if (this.queue.length >= this.bufferEvents || this.queuedBytes + bytes > this.bufferBytes) {
+      this.onDrop(1, 'buffer');
       return false;
     }
-    this.#queue.push(line);
-    this.#queuedBytes += bytes;
-    this.#loop ??= this.#run();
+    this.queue.push(line);
+    this.queuedBytes += bytes;
+    this.loop ??= this.run();
     return true;
   }
 
   /** Resolves when every line queued so far has been written (or dropped). */
   async flushed(): Promise<void> {
-    while (this.#loop !== undefined) await this.#loop;
+    while (this.loop !== undefined) await this.loop;
   }
 
   /** Writes what is queued, then closes the file. Later writes are dropped. Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.closed = true;
     await this.flushed();
-    const handle = this.#handle;
-    this.#handle = undefined;
+    const handle = this.handle;
+    this.handle = undefined;
     await handle?.close().catch(() => undefined);
   }
 
-  async #run(): Promise<void> {
+  private async run(): Promise<void> {
     // One turn of the event loop gathers the lines of concurrent requests into one write.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue;
-        this.#queue = [];
-        this.#queuedBytes = 0;
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        this.queuedBytes = 0;
         try {
-          await this.#writeBatch(batch);
+          await this.writeBatch(batch);
         } catch (err) {
-          this.#failed(err, batch.length);
+          this.failed(err, batch.length);
         }
       }
     } finally {
-      this.#loop = undefined;
+      this.loop = undefined;
     }
   }
 
-  async #writeBatch(lines: readonly string[]): Promise<void> {
+  private async writeBatch(lines: readonly string[]): Promise<void> {
     if (this.path === '-') {
       await writeStdout(`${lines.join('\n')}\n`);
       return;
@@ -148,71 +148,71 @@ export class AuditLogWriter {
     try {
       for (const line of lines) {
         const buf = Buffer.from(`${line}\n`, 'utf8');
-        if (this.#size + chunkBytes + buf.length > this.#maxSize && this.#size + chunkBytes > 0) {
-          await this.#append(chunk, chunkBytes);
+        if (this.size + chunkBytes + buf.length > this.maxSize && this.size + chunkBytes > 0) {
+          await this.append(chunk, chunkBytes);
           written += chunk.length;
           chunk = [];
           chunkBytes = 0;
-          await this.#rotate();
+          await this.rotate();
         }
         chunk.push(buf);
         chunkBytes += buf.length;
       }
-      await this.#append(chunk, chunkBytes);
+      await this.append(chunk, chunkBytes);
     } catch (err) {
       // Lines already appended are not counted as dropped.
       throw Object.assign(new Error('writing the audit log failed', { cause: err }), { droppedFrom: written });
     }
   }
 
-  async #append(chunk: readonly Buffer[], bytes: number): Promise<void> {
+  private async append(chunk: readonly Buffer[], bytes: number): Promise<void> {
     if (chunk.length === 0) return;
-    if (this.#handle === undefined) await this.#openFile();
-    await this.#handle!.appendFile(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, bytes));
-    this.#size += bytes;
+    if (this.handle === undefined) await this.openFile();
+    await this.handle!.appendFile(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, bytes));
+    this.size += bytes;
   }
 
-  async #openFile(): Promise<void> {
+  private async openFile(): Promise<void> {
     const handle = await open(this.path, 'a', 0o600);
     try {
-      this.#size = (await handle.stat()).size;
+      this.size = (await handle.stat()).size;
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw err;
     }
-    this.#handle = handle;
+    this.handle = handle;
   }
 
-  async #rotate(): Promise<void> {
-    const handle = this.#handle;
-    this.#handle = undefined;
+  private async rotate(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
     await handle?.close();
-    const ms = Math.max(this.#clock.now(), this.#lastBackupMs + 1);
-    this.#lastBackupMs = ms;
+    const ms = Math.max(this.clock.now(), this.lastBackupMs + 1);
+    this.lastBackupMs = ms;
     await rename(this.path, backupPath(this.path, ms));
-    await this.#openFile();
-    await this.#prune();
+    await this.openFile();
+    await this.prune();
   }
 
   /** Deletes the backups beyond maxBackups and older than maxAgeDays. */
-  async #prune(): Promise<void> {
-    if (this.#maxBackups <= 0 && this.#maxAgeMs <= 0) return;
+  private async prune(): Promise<void> {
+    if (this.maxBackups <= 0 && this.maxAgeMs <= 0) return;
     const backups = await listBackups(this.path);
-    const now = this.#clock.now();
-    const doomed = backups.filter((b, i) => (this.#maxBackups > 0 && i >= this.#maxBackups) || (this.#maxAgeMs > 0 && now - b.time > this.#maxAgeMs));
+    const now = this.clock.now();
+    const doomed = backups.filter((b, i) => (this.maxBackups > 0 && i >= this.maxBackups) || (this.maxAgeMs > 0 && now - b.time > this.maxAgeMs));
     for (const b of doomed) await unlink(b.path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
   }
 
-  #failed(err: unknown, batchLength: number): void {
+  private failed(err: unknown, batchLength: number): void {
     const from = (err as { droppedFrom?: number }).droppedFrom ?? 0;
-    this.#onDrop(batchLength - from, 'write');
-    const handle = this.#handle;
-    this.#handle = undefined;
+    this.onDrop(batchLength - from, 'write');
+    const handle = this.handle;
+    this.handle = undefined;
     void handle?.close().catch(() => undefined);
-    const now = this.#clock.now();
-    if (now - this.#lastErrorLogMs >= ERROR_LOG_INTERVAL_MS) {
-      this.#lastErrorLogMs = now;
-      this.#logger.error({ err, path: this.path, dropped: batchLength - from }, 'writing the audit log failed; events dropped');
+    const now = this.clock.now();
+    if (now - this.lastErrorLogMs >= ERROR_LOG_INTERVAL_MS) {
+      this.lastErrorLogMs = now;
+      this.logger.error({ err, path: this.path, dropped: batchLength - from }, 'writing the audit log failed; events dropped');
     }
   }
 }

@@ -72,14 +72,14 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
  * authenticator named it. Always answers with a promise.
  */
 export class UnionAuthenticator implements Authenticator {
-  readonly #authenticators: readonly Authenticator[];
+  private readonly authenticators: readonly Authenticator[];
 
   constructor(authenticators: readonly Authenticator[]) {
-    this.#authenticators = [...authenticators];
+    this.authenticators = [...authenticators];
   }
 
   async authenticate(headers: AuthenticationHeaders, clientCertificate?: ClientCertificateIdentity): Promise<UserInfo | undefined> {
-    for (const authenticator of this.#authenticators) {
+    for (const authenticator of this.authenticators) {
       const user = await authenticator.authenticate(headers, clientCertificate);
       if (user !== undefined) return withAuthenticatedGroup(user);
     }

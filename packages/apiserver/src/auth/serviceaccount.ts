@@ -102,23 +102,23 @@ function readRef(value: unknown): Ref | undefined {
 export class ServiceAccountTokens implements Authenticator {
   readonly issuer: string;
   readonly audiences: readonly string[];
-  readonly #keys: ServiceAccountKeys;
-  readonly #objects: BoundObjectReader;
-  readonly #clock: Pick<Clock, 'now'>;
-  readonly #logger: Logger;
+  private readonly keys: ServiceAccountKeys;
+  private readonly objects: BoundObjectReader;
+  private readonly clock: Pick<Clock, 'now'>;
+  private readonly logger: Logger;
 
   constructor(objects: BoundObjectReader, options: ServiceAccountTokenOptions) {
-    this.#objects = objects;
-    this.#keys = options.keys;
+    this.objects = objects;
+    this.keys = options.keys;
     this.issuer = options.issuer ?? DEFAULT_SERVICE_ACCOUNT_ISSUER;
     this.audiences = [...(options.audiences ?? [this.issuer])];
-    this.#clock = options.clock ?? realClock;
-    this.#logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
   }
 
   /** Signs a token for `binding`, valid from now for expirationSeconds. Assumes the caller checked the binding (routes/tokenrequest.ts). */
   issue(binding: TokenBinding): IssuedToken {
-    const now = Math.floor(this.#clock.now() / 1000);
+    const now = Math.floor(this.clock.now() / 1000);
     const exp = now + binding.expirationSeconds;
     const sa = binding.serviceAccount;
     const namespace = sa.metadata.namespace ?? '';
@@ -136,7 +136,7 @@ export class ServiceAccountTokens implements Authenticator {
       nbf: now,
       sub: serviceAccountUsername(namespace, sa.metadata.name ?? ''),
     };
-    return { token: signJwt(claims, this.#keys.signingKey), expiresAt: exp * 1000 };
+    return { token: signJwt(claims, this.keys.signingKey), expiresAt: exp * 1000 };
   }
 
   async authenticate(headers: AuthenticationHeaders): Promise<UserInfo | undefined> {
@@ -144,7 +144,7 @@ export class ServiceAccountTokens implements Authenticator {
     if (token === undefined || !looksLikeJwt(token)) return undefined;
     const result = await this.review(token);
     if ('reason' in result) {
-      this.#logger.debug({ reason: result.reason }, 'ServiceAccount token refused');
+      this.logger.debug({ reason: result.reason }, 'ServiceAccount token refused');
       return undefined;
     }
     return result.user;
@@ -155,9 +155,9 @@ export class ServiceAccountTokens implements Authenticator {
    * bare 401 whatever the reason). Rejects only when an object cannot be read (a store failure).
    */
   async review(token: string): Promise<{ readonly user: UserInfo } | { readonly reason: string }> {
-    const claims = verifyJwt(token, this.#keys.verifyingKeys);
+    const claims = verifyJwt(token, this.keys.verifyingKeys);
     if (claims === undefined) return { reason: 'the signature does not verify with any ServiceAccount key' };
-    const nowMs = this.#clock.now();
+    const nowMs = this.clock.now();
     const invalid = checkRegisteredClaims(claims, { nowSeconds: nowMs / 1000, leewaySeconds: TOKEN_LEEWAY_SECONDS, issuers: [this.issuer], audiences: this.audiences });
     if (invalid !== undefined) return { reason: invalid };
     const k8s = claims['kubernetes.io'] as Record<string, unknown> | undefined;
@@ -171,20 +171,20 @@ export class ServiceAccountTokens implements Authenticator {
       const deletion = obj.metadata.deletionTimestamp;
       return deletion !== undefined && Date.parse(deletion) < deletedBefore;
     };
-    const sa = await this.#objects.get('serviceaccounts', namespace, saRef.name);
+    const sa = await this.objects.get('serviceaccounts', namespace, saRef.name);
     if (gone(sa, saRef)) return { reason: `the ServiceAccount ${namespace}/${saRef.name} no longer exists (or is another one now)` };
     const extra: Record<string, string[]> = {};
     const podRef = readRef(k8s?.['pod']);
     if (k8s?.['pod'] !== undefined) {
       if (podRef === undefined) return { reason: 'the pod claim is malformed' };
-      if (gone(await this.#objects.get('pods', namespace, podRef.name), podRef)) return { reason: `the pod ${namespace}/${podRef.name} the token is bound to is gone` };
+      if (gone(await this.objects.get('pods', namespace, podRef.name), podRef)) return { reason: `the pod ${namespace}/${podRef.name} the token is bound to is gone` };
       extra['authentication.kubernetes.io/pod-name'] = [podRef.name];
       extra['authentication.kubernetes.io/pod-uid'] = [podRef.uid];
     }
     const secretRef = readRef(k8s?.['secret']);
     if (k8s?.['secret'] !== undefined) {
       if (secretRef === undefined) return { reason: 'the secret claim is malformed' };
-      if (gone(await this.#objects.get('secrets', namespace, secretRef.name), secretRef)) return { reason: `the secret ${namespace}/${secretRef.name} the token is bound to is gone` };
+      if (gone(await this.objects.get('secrets', namespace, secretRef.name), secretRef)) return { reason: `the secret ${namespace}/${secretRef.name} the token is bound to is gone` };
     }
     const node = k8s?.['node'] as { name?: unknown; uid?: unknown } | undefined;
     if (typeof node?.name === 'string' && node.name !== '') {

@@ -90,7 +90,7 @@ export interface TokenAuthenticatorOptions {
  * certificates (see ClientCertificateAuthenticator).
  */
 export class TokenAuthenticator implements Authenticator {
-  #entries: TokenEntry[] = [];
+  private entries: TokenEntry[] = [];
 
   constructor(options: TokenAuthenticatorOptions = {}) {
     if (options.adminToken !== undefined) this.set(options.adminToken, ADMIN_USER);
@@ -101,15 +101,15 @@ export class TokenAuthenticator implements Authenticator {
   set(token: string, user: UserInfo): void {
     if (!TOKEN.test(token)) throw new RangeError('a bearer token must be non-empty RFC 6750 token68 text');
     const digest = digestOf(token);
-    this.#entries = [...this.#entries.filter((e) => !e.digest.equals(digest)), { digest, user: copyUser(user) }];
+    this.entries = [...this.entries.filter((e) => !e.digest.equals(digest)), { digest, user: copyUser(user) }];
   }
 
   /** Forgets `token`; returns whether it was known. */
   delete(token: string): boolean {
     const digest = digestOf(token);
-    const before = this.#entries.length;
-    this.#entries = this.#entries.filter((e) => !e.digest.equals(digest));
-    return this.#entries.length !== before;
+    const before = this.entries.length;
+    this.entries = this.entries.filter((e) => !e.digest.equals(digest));
+    return this.entries.length !== before;
   }
 
   authenticate(headers: AuthenticationHeaders): UserInfo | undefined {
@@ -117,7 +117,7 @@ export class TokenAuthenticator implements Authenticator {
     if (token === undefined) return undefined;
     const presented = digestOf(token);
     let found: UserInfo | undefined;
-    for (const entry of this.#entries) {
+    for (const entry of this.entries) {
       // No early exit: every entry costs the same whether or not an earlier one matched.
       if (timingSafeEqual(entry.digest, presented)) found = entry.user;
     }

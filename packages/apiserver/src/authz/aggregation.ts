@@ -55,23 +55,23 @@ export interface ClusterRoleAggregatorOptions {
 
 export class ClusterRoleAggregator {
   /** The queue of aggregated ClusterRole names, its per-name backoff (100 ms doubling to 10 s) and the resync. */
-  readonly #loop: KeyedLoop<string>;
-  readonly #logger: Logger;
-  #unsubscribe: (() => void) | undefined;
+  private readonly loop: KeyedLoop<string>;
+  private readonly logger: Logger;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly clusterRoles: ResourceStorage,
     private readonly options: ClusterRoleAggregatorOptions,
   ) {
-    this.#logger = (options.logger ?? silentLogger).child({ component: 'clusterrole-aggregation' });
-    this.#loop = new KeyedLoop<string>({
+    this.logger = (options.logger ?? silentLogger).child({ component: 'clusterrole-aggregation' });
+    this.loop = new KeyedLoop<string>({
       clock: options.clock,
       reconcile: async (name) => {
         await this.reconcile(name);
         return undefined;
       },
       onError: (name, err, delay) => {
-        if (!(err instanceof ApiError && err.reason === 'Conflict')) this.#logger.warn({ err, clusterRole: name, retryInMs: delay }, 'aggregating a ClusterRole failed');
+        if (!(err instanceof ApiError && err.reason === 'Conflict')) this.logger.warn({ err, clusterRole: name, retryInMs: delay }, 'aggregating a ClusterRole failed');
       },
     });
   }
@@ -85,7 +85,7 @@ export class ClusterRoleAggregator {
       try {
         await this.clusterRoles.cache.list(namespaceFilter(''), await this.clusterRoles.store.currentRevision());
       } catch (err) {
-        this.#logger.warn({ err }, 'the ClusterRole cache is behind the store; aggregating from what it holds');
+        this.logger.warn({ err }, 'the ClusterRole cache is behind the store; aggregating from what it holds');
       }
       let wrote = false;
       for (const role of this.clusterRoles.cache.snapshot()) {
@@ -94,26 +94,26 @@ export class ClusterRoleAggregator {
         try {
           wrote = (await this.reconcile(name)) || wrote;
         } catch (err) {
-          if (!(err instanceof ApiError && err.reason === 'Conflict')) this.#logger.warn({ err, clusterRole: name }, 'aggregating a ClusterRole failed at start; queued');
+          if (!(err instanceof ApiError && err.reason === 'Conflict')) this.logger.warn({ err, clusterRole: name }, 'aggregating a ClusterRole failed at start; queued');
           wrote = true; // look again in the next pass
         }
       }
       if (!wrote) break;
     }
     // From now on every change queues the aggregated roles; what changed during the passes too.
-    this.#unsubscribe = this.clusterRoles.cache.onChange(() => this.enqueueAll());
+    this.unsubscribe = this.clusterRoles.cache.onChange(() => this.enqueueAll());
     this.enqueueAll();
-    this.#loop.resyncEvery(this.options.resyncMs ?? 300_000, () => this.enqueueAll());
+    this.loop.resyncEvery(this.options.resyncMs ?? 300_000, () => this.enqueueAll());
   }
 
   stop(): void {
-    this.#unsubscribe?.();
-    this.#loop.stop();
+    this.unsubscribe?.();
+    this.loop.stop();
   }
 
   /** Resolves once the queue is empty (tests). */
   async idle(): Promise<void> {
-    await this.#loop.idle();
+    await this.loop.idle();
   }
 
   enqueueAll(): void {
@@ -121,7 +121,7 @@ export class ClusterRoleAggregator {
   }
 
   enqueue(name: string): void {
-    if (name !== '') this.#loop.enqueue(name);
+    if (name !== '') this.loop.enqueue(name);
   }
 
   /**
@@ -141,7 +141,7 @@ export class ClusterRoleAggregator {
     const current = rulesOf(role);
     if (current.length === rules.length && current.every((r, i) => rulesEqual(r, rules[i]!))) return false;
     await this.clusterRoles.update('', name, { ...role, metadata: { ...role.metadata }, rules } as KubeObject);
-    this.#logger.info({ clusterRole: name, rules: rules.length }, 'aggregated ClusterRole rules');
+    this.logger.info({ clusterRole: name, rules: rules.length }, 'aggregated ClusterRole rules');
     return true;
   }
 }

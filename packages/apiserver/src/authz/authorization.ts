@@ -72,14 +72,14 @@ export class Authorization {
   readonly modes: readonly AuthorizationMode[];
   /** The union of the modes, behind the system:masters bypass. */
   readonly authorizer: Authorizer;
-  readonly #reviewAuthorizer: Authorizer;
-  readonly #ruleResolvers: RuleResolver[];
-  readonly #policy: RbacPolicy | undefined;
-  readonly #graph: NodeGraph | undefined;
-  readonly #escalation: EscalationCheck | undefined;
-  readonly #pods: ResourceStorage | undefined;
-  readonly #nodes: ResourceStorage | undefined;
-  #aggregator: ClusterRoleAggregator | undefined;
+  private readonly reviewAuthorizer: Authorizer;
+  private readonly ruleResolvers: RuleResolver[];
+  private readonly policy: RbacPolicy | undefined;
+  private readonly graph: NodeGraph | undefined;
+  private readonly escalation: EscalationCheck | undefined;
+  private readonly pods: ResourceStorage | undefined;
+  private readonly nodes: ResourceStorage | undefined;
+  private aggregator: ClusterRoleAggregator | undefined;
 
   private constructor(
     private readonly host: AuthorizationHost,
@@ -88,45 +88,45 @@ export class Authorization {
     this.modes = [...(options.modes ?? DEFAULT_AUTHORIZATION_MODES)];
     const chain: Authorizer[] = [new PrivilegedGroupAuthorizer()];
     const explained: Authorizer[] = [new PrivilegedGroupAuthorizer()];
-    this.#ruleResolvers = [];
+    this.ruleResolvers = [];
     for (const mode of this.modes) {
       switch (mode) {
         case 'AlwaysAllow': {
           const a = new AlwaysAllowAuthorizer();
           chain.push(a);
           explained.push(a);
-          this.#ruleResolvers.push(a);
+          this.ruleResolvers.push(a);
           break;
         }
         case 'Node': {
-          this.#pods = required(host, '', 'pods', mode);
-          this.#nodes = required(host, '', 'nodes', mode);
-          this.#graph = new NodeGraph(this.#pods.cache);
-          const a = new NodeAuthorizer(this.#graph);
+          this.pods = required(host, '', 'pods', mode);
+          this.nodes = required(host, '', 'nodes', mode);
+          this.graph = new NodeGraph(this.pods.cache);
+          const a = new NodeAuthorizer(this.graph);
           chain.push(a);
           explained.push(a);
-          this.#ruleResolvers.push(a);
+          this.ruleResolvers.push(a);
           break;
         }
         case 'RBAC': {
           const rbac = 'rbac.authorization.k8s.io';
-          this.#policy = new RbacPolicy({
+          this.policy = new RbacPolicy({
             roles: required(host, rbac, 'roles', mode).cache,
             clusterRoles: required(host, rbac, 'clusterroles', mode).cache,
             roleBindings: required(host, rbac, 'rolebindings', mode).cache,
             clusterRoleBindings: required(host, rbac, 'clusterrolebindings', mode).cache,
           });
-          const a = new RbacAuthorizer(this.#policy);
+          const a = new RbacAuthorizer(this.policy);
           chain.push(a);
           explained.push(a.explaining());
-          this.#ruleResolvers.push(a);
+          this.ruleResolvers.push(a);
           break;
         }
       }
     }
     this.authorizer = new UnionAuthorizer(chain);
-    this.#reviewAuthorizer = new UnionAuthorizer(explained);
-    if (this.#policy !== undefined) this.#escalation = new EscalationCheck(this.#policy, this.authorizer);
+    this.reviewAuthorizer = new UnionAuthorizer(explained);
+    if (this.policy !== undefined) this.escalation = new EscalationCheck(this.policy, this.authorizer);
   }
 
   /**
@@ -137,17 +137,17 @@ export class Authorization {
   static async start(host: AuthorizationHost, options: AuthorizationOptions & { readonly clock: Clock; readonly logger?: Logger }): Promise<Authorization> {
     const authorization = new Authorization(host, options);
     const logger = (options.logger ?? silentLogger).child({ component: 'authorization' });
-    authorization.#graph?.start();
-    if (authorization.#policy !== undefined) {
+    authorization.graph?.start();
+    if (authorization.policy !== undefined) {
       const rbac = 'rbac.authorization.k8s.io';
       const clusterRoles = required(host, rbac, 'clusterroles', 'RBAC');
       await ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings: required(host, rbac, 'clusterrolebindings', 'RBAC') }, logger);
-      authorization.#aggregator = new ClusterRoleAggregator(clusterRoles, {
+      authorization.aggregator = new ClusterRoleAggregator(clusterRoles, {
         clock: options.clock,
         logger,
         ...(options.aggregationResyncMs !== undefined ? { resyncMs: options.aggregationResyncMs } : {}),
       });
-      await authorization.#aggregator.start();
+      await authorization.aggregator.start();
     }
     logger.info({ modes: authorization.modes }, 'authorization ready');
     return authorization;
@@ -159,14 +159,14 @@ export class Authorization {
   }
 
   stop(): void {
-    this.#aggregator?.stop();
-    this.#graph?.stop();
-    this.#policy?.close();
+    this.aggregator?.stop();
+    this.graph?.stop();
+    this.policy?.close();
   }
 
   /** Resolves once the aggregation controller has nothing queued (tests). */
   async idle(): Promise<void> {
-    await this.#aggregator?.idle();
+    await this.aggregator?.idle();
   }
 
   /** The 403 for a request the authorizers refuse, or undefined when it is allowed. */
@@ -178,24 +178,24 @@ export class Authorization {
   /** The admission checks of a resource request by `user` (undefined for most requests: nothing to check). */
   admission(user: UserInfo, info: ResourceRequestInfo): RequestAdmission | undefined {
     if (info.verb === 'get' || info.verb === 'list' || info.verb === 'watch') return undefined;
-    if (this.#graph !== undefined) {
+    if (this.graph !== undefined) {
       const found = nodeRestriction(user, info, {
         pod: async (namespace, name) => {
           try {
-            return await this.#pods!.get(namespace, name);
+            return await this.pods!.get(namespace, name);
           } catch (err) {
             if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
             throw err;
           }
         },
-        node: (name) => this.#nodes!.cache.get('', name),
+        node: (name) => this.nodes!.cache.get('', name),
       });
       if (found !== undefined) return found;
     }
-    if (this.#escalation !== undefined && info.group === 'rbac.authorization.k8s.io' && info.subresource === '' && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) {
+    if (this.escalation !== undefined && info.group === 'rbac.authorization.k8s.io' && info.subresource === '' && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) {
       const resource = info.resource;
       if (resource === 'roles' || resource === 'clusterroles' || resource === 'rolebindings' || resource === 'clusterrolebindings') {
-        const write = this.#escalation.admission({ user, resource, namespace: info.namespace, name: info.name });
+        const write = this.escalation.admission({ user, resource, namespace: info.namespace, name: info.name });
         return write === undefined ? undefined : { write };
       }
     }
@@ -204,6 +204,6 @@ export class Authorization {
 
   /** Answers an authorization.k8s.io review posted by `user` (see reviews.ts). */
   review(def: ResourceDef, body: unknown, user: UserInfo, namespace: string): KubeObject {
-    return answerReview(def, body, user, namespace, { authorizer: this.#reviewAuthorizer, ruleResolvers: this.#ruleResolvers });
+    return answerReview(def, body, user, namespace, { authorizer: this.reviewAuthorizer, ruleResolvers: this.ruleResolvers });
   }
 }

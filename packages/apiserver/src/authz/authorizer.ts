@@ -89,15 +89,15 @@ export class PrivilegedGroupAuthorizer implements Authorizer {
  * answer is NoOpinion (a refusal) with their reasons joined by newlines, as Kubernetes' union does.
  */
 export class UnionAuthorizer implements Authorizer {
-  readonly #authorizers: readonly Authorizer[];
+  private readonly authorizers: readonly Authorizer[];
 
   constructor(authorizers: readonly Authorizer[]) {
-    this.#authorizers = [...authorizers];
+    this.authorizers = [...authorizers];
   }
 
   authorize(attributes: Attributes): AuthorizationResult {
     let reasons: string[] | undefined;
-    for (const authorizer of this.#authorizers) {
+    for (const authorizer of this.authorizers) {
       const result = authorizer.authorize(attributes);
       if (result.decision !== 'NoOpinion') return result;
       if (result.reason !== '') (reasons ??= []).push(result.reason);

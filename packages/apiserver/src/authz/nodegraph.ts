@@ -83,16 +83,16 @@ function podKey(pod: KubeObject): string {
 
 export class NodeGraph {
   /** Every cached pod (unbound ones with node ''), so the count can be compared with the cache's. */
-  readonly #pods = new Map<string, PodEdges>();
+  private readonly podEdges = new Map<string, PodEdges>();
   /** node/kind/namespace/name → how many pods of that node reference it. */
-  readonly #refs = new Map<string, number>();
-  #unsubscribe: (() => void) | undefined;
+  private readonly refs = new Map<string, number>();
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly pods: WatchCache) {}
 
   /** Builds the graph from the cache and follows its changes. */
   start(): void {
-    this.#unsubscribe ??= this.pods.onChange((pod) => {
+    this.unsubscribe ??= this.pods.onChange((pod) => {
       const ns = pod.metadata.namespace ?? '';
       const name = pod.metadata.name ?? '';
       this.set(`${ns}/${name}`, this.pods.get(ns, name));
@@ -101,14 +101,14 @@ export class NodeGraph {
   }
 
   stop(): void {
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
   /** Whether a pod bound to `node` references the object. */
   references(node: string, kind: ReferenceKind, namespace: string, name: string): boolean {
-    if (this.#pods.size !== this.pods.size) this.rebuild();
-    return (this.#refs.get(refKey(node, kind, namespace, name)) ?? 0) > 0;
+    if (this.podEdges.size !== this.pods.size) this.rebuild();
+    return (this.refs.get(refKey(node, kind, namespace, name)) ?? 0) > 0;
   }
 
   /** Whether the pod namespace/name is bound to `node` (read from the cache). */
@@ -118,20 +118,20 @@ export class NodeGraph {
   }
 
   private rebuild(): void {
-    this.#pods.clear();
-    this.#refs.clear();
+    this.podEdges.clear();
+    this.refs.clear();
     for (const pod of this.pods.snapshot()) this.set(podKey(pod), pod);
   }
 
   private set(key: string, pod: KubeObject | undefined): void {
-    const old = this.#pods.get(key);
+    const old = this.podEdges.get(key);
     if (old !== undefined) {
       for (const ref of old.refs) {
-        const n = (this.#refs.get(ref) ?? 1) - 1;
-        if (n <= 0) this.#refs.delete(ref);
-        else this.#refs.set(ref, n);
+        const n = (this.refs.get(ref) ?? 1) - 1;
+        if (n <= 0) this.refs.delete(ref);
+        else this.refs.set(ref, n);
       }
-      this.#pods.delete(key);
+      this.podEdges.delete(key);
     }
     if (pod === undefined) return;
     const nodeName = obj(pod['spec'])?.['nodeName'];
@@ -143,8 +143,8 @@ export class NodeGraph {
       for (const s of found.secrets) refs.push(refKey(node, 'secret', ns, s));
       for (const c of found.configMaps) refs.push(refKey(node, 'configmap', ns, c));
       refs.push(refKey(node, 'serviceaccount', ns, found.serviceAccount));
-      for (const ref of refs) this.#refs.set(ref, (this.#refs.get(ref) ?? 0) + 1);
+      for (const ref of refs) this.refs.set(ref, (this.refs.get(ref) ?? 0) + 1);
     }
-    this.#pods.set(key, { node, refs });
+    this.podEdges.set(key, { node, refs });
   }
 }

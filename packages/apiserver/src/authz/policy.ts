@@ -75,33 +75,33 @@ function addToIndex(index: SubjectIndex, obj: KubeObject, kind: IndexedBinding['
 }
 
 export class RbacPolicy {
-  #cluster: SubjectIndex | undefined;
-  #namespaced: Map<string, SubjectIndex> | undefined;
-  readonly #unsubscribe: Array<() => void>;
+  private cluster: SubjectIndex | undefined;
+  private namespaced: Map<string, SubjectIndex> | undefined;
+  private readonly unsubscribe: Array<() => void>;
 
   constructor(readonly sources: RbacSources) {
-    this.#unsubscribe = [
-      sources.clusterRoleBindings.onChange(() => (this.#cluster = undefined)),
-      sources.roleBindings.onChange(() => (this.#namespaced = undefined)),
+    this.unsubscribe = [
+      sources.clusterRoleBindings.onChange(() => (this.cluster = undefined)),
+      sources.roleBindings.onChange(() => (this.namespaced = undefined)),
     ];
   }
 
   /** Stops following the caches. */
   close(): void {
-    for (const u of this.#unsubscribe) u();
+    for (const u of this.unsubscribe) u();
   }
 
   private clusterIndex(): SubjectIndex {
-    if (this.#cluster === undefined) {
+    if (this.cluster === undefined) {
       const index: SubjectIndex = new Map();
       for (const obj of this.sources.clusterRoleBindings.snapshot()) addToIndex(index, obj, 'ClusterRoleBinding');
-      this.#cluster = index;
+      this.cluster = index;
     }
-    return this.#cluster;
+    return this.cluster;
   }
 
   private namespaceIndex(namespace: string): SubjectIndex | undefined {
-    if (this.#namespaced === undefined) {
+    if (this.namespaced === undefined) {
       const all = new Map<string, SubjectIndex>();
       for (const obj of this.sources.roleBindings.snapshot()) {
         const ns = obj.metadata.namespace ?? '';
@@ -109,9 +109,9 @@ export class RbacPolicy {
         if (index === undefined) all.set(ns, (index = new Map()));
         addToIndex(index, obj, 'RoleBinding');
       }
-      this.#namespaced = all;
+      this.namespaced = all;
     }
-    return this.#namespaced.get(namespace);
+    return this.namespaced.get(namespace);
   }
 
   /**

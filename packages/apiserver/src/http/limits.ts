@@ -101,12 +101,12 @@ export class RequestLimits {
   readonly minRequestTimeoutSeconds: number;
   readonly requestTimeoutMs: number;
   readonly maxWatchesPerUser: number;
-  readonly #pools: Record<PooledKind, Pool>;
-  readonly #watches = new Map<string, number>();
-  readonly #clock: Clock;
-  readonly #everyoneIsAdmin: boolean;
-  readonly #inflight: Gauge<'request_kind'>;
-  readonly #terminations: Counter<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'code'>;
+  private readonly pools: Record<PooledKind, Pool>;
+  private readonly watches = new Map<string, number>();
+  private readonly clock: Clock;
+  private readonly everyoneIsAdmin: boolean;
+  private readonly inflight: Gauge<'request_kind'>;
+  private readonly terminations: Counter<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'code'>;
 
   /**
    * `deps.everyoneIsAdmin`: the server authenticates nobody and serves every request as an
@@ -117,33 +117,33 @@ export class RequestLimits {
     const read = nonNegative(options.maxRequestsInflight ?? 400, 'maxRequestsInflight');
     const mutating = nonNegative(options.maxMutatingRequestsInflight ?? 200, 'maxMutatingRequestsInflight');
     const lease = nonNegative(options.maxLeaseRequestsInflight ?? (read === 0 && mutating === 0 ? 0 : Math.max(4, Math.ceil((read + mutating) / 4))), 'maxLeaseRequestsInflight');
-    this.#pools = { readOnly: { max: read, inUse: 0 }, mutating: { max: mutating, inUse: 0 }, lease: { max: lease, inUse: 0 } };
+    this.pools = { readOnly: { max: read, inUse: 0 }, mutating: { max: mutating, inUse: 0 }, lease: { max: lease, inUse: 0 } };
     this.maxWatchesPerUser = nonNegative(options.maxWatchesPerUser ?? 1000, 'maxWatchesPerUser');
     this.maxRequestBodyBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
     if (!(this.maxRequestBodyBytes > 0)) throw new Error(`maxRequestBodyBytes must be positive, not ${this.maxRequestBodyBytes}`);
     this.requestTimeoutMs = nonNegative(options.requestTimeoutMs ?? 60_000, 'requestTimeoutMs');
     this.minRequestTimeoutSeconds = nonNegative(options.minRequestTimeoutSeconds ?? 1800, 'minRequestTimeoutSeconds');
-    this.#clock = deps.clock ?? realClock;
-    this.#everyoneIsAdmin = deps.everyoneIsAdmin ?? false;
+    this.clock = deps.clock ?? realClock;
+    this.everyoneIsAdmin = deps.everyoneIsAdmin ?? false;
     const registers = deps.registry === undefined ? [] : [deps.registry];
-    this.#inflight = new Gauge({
+    this.inflight = new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Requests being served by kind: readOnly, mutating, and lease (Setpoint\'s reserved pool).',
       labelNames: ['request_kind'] as const,
       registers,
     });
-    this.#terminations = new Counter({
+    this.terminations = new Counter({
       name: 'apiserver_request_terminations_total',
       help: 'Requests the server refused (429: a full pool or too many watches) or gave up on (504: the request timeout).',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'code'] as const,
       registers,
     });
-    for (const kind of ['readOnly', 'mutating', 'lease'] as const) this.#inflight.set({ request_kind: kind }, 0);
+    for (const kind of ['readOnly', 'mutating', 'lease'] as const) this.inflight.set({ request_kind: kind }, 0);
   }
 
   /** Seats in use per pool and open watches per user (for tests and diagnostics). */
   usage(): { readOnly: number; mutating: number; lease: number; watches: ReadonlyMap<string, number> } {
-    return { readOnly: this.#pools.readOnly.inUse, mutating: this.#pools.mutating.inUse, lease: this.#pools.lease.inUse, watches: new Map(this.#watches) };
+    return { readOnly: this.pools.readOnly.inUse, mutating: this.pools.mutating.inUse, lease: this.pools.lease.inUse, watches: new Map(this.watches) };
   }
 
   /**
@@ -161,7 +161,7 @@ export class RequestLimits {
       state.timer?.cancel();
       state.timer = undefined;
       state.responseDone = true;
-      this.#maybeRelease(state);
+      this.maybeRelease(state);
     });
     if (state.kind === 'exempt' || state.kind === 'longRunning' || this.requestTimeoutMs === 0) return false;
     let timeoutMs = this.requestTimeoutMs;
@@ -177,7 +177,7 @@ export class RequestLimits {
       // 0 (or less) means no timeout of the client's own; the server's still holds.
       if (ms > 0 && ms < timeoutMs) timeoutMs = ms;
     }
-    state.timer = this.#clock.setTimeout(() => this.#timedOut(req, reply, state), timeoutMs);
+    state.timer = this.clock.setTimeout(() => this.timedOut(req, reply, state), timeoutMs);
     return false;
   }
 
@@ -188,29 +188,29 @@ export class RequestLimits {
   admit(req: FastifyRequest, reply: FastifyReply, user: UserInfo | undefined): boolean {
     const state = req.setpointLimits;
     if (state === undefined || state.kind === 'exempt' || state.responseDone) return false;
-    const privileged = user === undefined ? this.#everyoneIsAdmin : user.groups.includes(PRIVILEGED_GROUP);
+    const privileged = user === undefined ? this.everyoneIsAdmin : user.groups.includes(PRIVILEGED_GROUP);
     if (state.kind === 'longRunning') {
       if (state.verb !== 'watch' || this.maxWatchesPerUser === 0 || privileged) return false;
       const who = user?.name ?? '';
-      const open = this.#watches.get(who) ?? 0;
+      const open = this.watches.get(who) ?? 0;
       if (open >= this.maxWatchesPerUser) {
-        this.#refuse(reply, state, `${TOO_MANY_REQUESTS_MESSAGE} (user ${JSON.stringify(who)} has ${open} open watches, the most allowed)`);
+        this.refuse(reply, state, `${TOO_MANY_REQUESTS_MESSAGE} (user ${JSON.stringify(who)} has ${open} open watches, the most allowed)`);
         return true;
       }
-      this.#watches.set(who, open + 1);
+      this.watches.set(who, open + 1);
       state.watchOf = who;
       return false;
     }
-    const pool = this.#pools[state.kind];
+    const pool = this.pools[state.kind];
     if (pool.max === 0) return false;
     if (pool.inUse < pool.max) {
       pool.inUse++;
       state.seat = pool;
-      this.#inflight.set({ request_kind: state.kind }, pool.inUse);
+      this.inflight.set({ request_kind: state.kind }, pool.inUse);
       return false;
     }
     if (privileged) return false; // a super-user always gets an answer
-    this.#refuse(reply, state, TOO_MANY_REQUESTS_MESSAGE);
+    this.refuse(reply, state, TOO_MANY_REQUESTS_MESSAGE);
     return true;
   }
 
@@ -241,39 +241,39 @@ export class RequestLimits {
     state.handlerRunning = true;
     const done = () => {
       state.handlerRunning = false;
-      this.#maybeRelease(state);
+      this.maybeRelease(state);
     };
     work.then(done, done);
     return work;
   }
 
-  #maybeRelease(state: RequestState): void {
+  private maybeRelease(state: RequestState): void {
     if (!state.responseDone || state.handlerRunning) return;
     const seat = state.seat;
     if (seat !== undefined) {
       state.seat = undefined;
       seat.inUse--;
-      this.#inflight.set({ request_kind: state.kind }, seat.inUse);
+      this.inflight.set({ request_kind: state.kind }, seat.inUse);
     }
     const who = state.watchOf;
     if (who !== undefined) {
       state.watchOf = undefined;
-      const open = (this.#watches.get(who) ?? 1) - 1;
-      if (open <= 0) this.#watches.delete(who);
-      else this.#watches.set(who, open);
+      const open = (this.watches.get(who) ?? 1) - 1;
+      if (open <= 0) this.watches.delete(who);
+      else this.watches.set(who, open);
     }
   }
 
-  #refuse(reply: FastifyReply, state: RequestState, message: string): void {
-    this.#countTermination(state, 429);
+  private refuse(reply: FastifyReply, state: RequestState, message: string): void {
+    this.countTermination(state, 429);
     sendError(reply, ApiError.tooManyRequests(message, 1));
   }
 
-  #timedOut(req: FastifyRequest, reply: FastifyReply, state: RequestState): void {
+  private timedOut(req: FastifyRequest, reply: FastifyReply, state: RequestState): void {
     state.timer = undefined;
     if (reply.sent || state.responseDone) return;
     state.timedOut = true;
-    this.#countTermination(state, 504);
+    this.countTermination(state, 504);
     if (reply.raw.headersSent) {
       // The answer has begun: nothing else can be said on this connection (kube-apiserver aborts it too).
       req.raw.socket?.destroy();
@@ -282,10 +282,10 @@ export class RequestLimits {
     sendError(reply, new ApiError('Timeout', 'Timeout: request did not complete within the allotted timeout', { details: {} }));
   }
 
-  #countTermination(state: RequestState, code: number): void {
+  private countTermination(state: RequestState, code: number): void {
     const info = state.info;
     const resource = info.kind === 'resource' ? info : undefined;
-    this.#terminations.inc({
+    this.terminations.inc({
       verb: state.verb,
       group: resource?.group ?? '',
       version: resource?.version ?? '',

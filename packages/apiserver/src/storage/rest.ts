@@ -121,7 +121,7 @@ export class ResourceStorage {
   }
 
   /** How an update through `subresource` changes the object, when the kind declares it a merge subresource. */
-  #merging(subresource: string | undefined): SubresourceDef['merge'] {
+  private merging(subresource: string | undefined): SubresourceDef['merge'] {
     return subresource === undefined || subresource === '' ? undefined : this.def.subresources?.more?.[subresource]?.merge;
   }
 
@@ -342,7 +342,7 @@ export class ResourceStorage {
     checkTypes(next as unknown as Record<string, unknown>, this.typed);
     const ctx = this.ctx(namespace);
     // A status-like write: the status subresource, or one that merges what it changes (namespaces/finalize).
-    const status = options.subresource === 'status' || this.#merging(options.subresource) !== undefined;
+    const status = options.subresource === 'status' || this.merging(options.subresource) !== undefined;
     this.def.strategy.normalize?.(next);
     if (!status) {
       this.def.strategy.defaults?.(next);
@@ -372,7 +372,7 @@ export class ResourceStorage {
 
   /** The object an update produces from the client's `incoming` and the stored `old`. */
   merge(incoming: KubeObject, old: KubeObject, subresource: string | undefined): KubeObject {
-    const merging = this.#merging(subresource);
+    const merging = this.merging(subresource);
     if (merging !== undefined) return merging(incoming, old);
     if (subresource === 'status') {
       const next = clone(old);

@@ -27,41 +27,41 @@ export interface StoragesOptions {
 }
 
 export class Storages {
-  readonly #byDef = new Map<ResourceDef, ResourceStorage>();
+  private readonly byDef = new Map<ResourceDef, ResourceStorage>();
   /** The kinds each CustomResourceDefinition (by name) is served as. */
-  readonly #custom = new Map<string, readonly ResourceDef[]>();
+  private readonly custom = new Map<string, readonly ResourceDef[]>();
 
   constructor(private readonly options: StoragesOptions) {}
 
   /** Makes the storage of every kind the registry serves but create-only ones; their caches start with `start`. */
   addRegistered(): void {
-    for (const def of this.options.registry.all()) if (def.createOnly !== true) this.#byDef.set(def, this.#make(def, undefined));
+    for (const def of this.options.registry.all()) if (def.createOnly !== true) this.byDef.set(def, this.make(def, undefined));
   }
 
   /** Starts (primes) every cache. */
   async start(): Promise<void> {
-    await Promise.all([...this.#byDef.values()].map((s) => s.cache.start()));
+    await Promise.all([...this.byDef.values()].map((s) => s.cache.start()));
   }
 
   /** Stops every cache (their watches end). */
   stop(): void {
-    for (const storage of this.#byDef.values()) storage.cache.stop();
+    for (const storage of this.byDef.values()) storage.cache.stop();
   }
 
   /** The storage of `def`, if served. */
   of(def: ResourceDef): ResourceStorage | undefined {
-    return this.#byDef.get(def);
+    return this.byDef.get(def);
   }
 
   /** Every storage. */
   all(): IterableIterator<ResourceStorage> {
-    return this.#byDef.values();
+    return this.byDef.values();
   }
 
   /** The storage of a served kind; throws when it is not served. */
   lookup(group: string, version: string, resource: string): ResourceStorage {
     const def = this.options.registry.lookup(group, version, resource);
-    const storage = def && this.#byDef.get(def);
+    const storage = def && this.byDef.get(def);
     if (storage === undefined) throw new Error(`${resource}.${group}/${version} is not served`);
     return storage;
   }
@@ -69,7 +69,7 @@ export class Storages {
   /** The storage of the built-in kind group/resource (any version), if served. */
   builtin(group: string, resource: string): ResourceStorage | undefined {
     const def = this.options.registry.all().find((d) => d.group === group && d.resource === resource && d.custom !== true);
-    return def && this.#byDef.get(def);
+    return def && this.byDef.get(def);
   }
 
   /**
@@ -79,30 +79,30 @@ export class Storages {
    */
   async serveCustom(name: string, defs: readonly ResourceDef[]): Promise<void> {
     const { registry } = this.options;
-    const old = this.#custom.get(name) ?? [];
+    const old = this.custom.get(name) ?? [];
     const same = (a: ResourceDef, b: ResourceDef) => a.group === b.group && a.version === b.version && a.resource === b.resource && a.kind === b.kind && a.namespaced === b.namespaced;
     const fresh: ResourceStorage[] = [];
     for (const def of defs) {
       const kept = old.find((o) => same(o, def));
-      const storage = this.#make(def, kept === undefined ? undefined : this.#byDef.get(kept)!.cache);
+      const storage = this.make(def, kept === undefined ? undefined : this.byDef.get(kept)!.cache);
       if (kept === undefined) fresh.push(storage);
-      this.#byDef.set(def, storage);
+      this.byDef.set(def, storage);
     }
     await Promise.all(fresh.map((s) => s.cache.start()));
     for (const o of old) {
       if (!defs.some((d) => same(o, d))) {
         registry.remove(o.group, o.version, o.resource);
-        this.#byDef.get(o)?.cache.stop();
+        this.byDef.get(o)?.cache.stop();
       }
-      this.#byDef.delete(o);
+      this.byDef.delete(o);
     }
     for (const def of defs) registry.add(def);
-    if (defs.length === 0) this.#custom.delete(name);
-    else this.#custom.set(name, defs);
+    if (defs.length === 0) this.custom.delete(name);
+    else this.custom.set(name, defs);
   }
 
   /** A storage of `def`, on `cache` or a new one. */
-  #make(def: ResourceDef, cache: WatchCache | undefined): ResourceStorage {
+  private make(def: ResourceDef, cache: WatchCache | undefined): ResourceStorage {
     const o = this.options;
     const watchCache = cache ?? new WatchCache(o.store, def, { clock: o.clock, logger: o.logger, decoder: o.decoder, ...o.watchCache });
     return new ResourceStorage(def, o.writeStore, watchCache, o.namespaceCheck, o.clock, o.decoder);

@@ -107,28 +107,28 @@ function templateOf(obj: KubeObject, path: readonly string[]): PodLike | undefin
 }
 
 export class PodSecurityAdmission {
-  readonly #defaults: Policy;
-  readonly #usernames: ReadonlySet<string>;
-  readonly #namespaces: ReadonlySet<string>;
-  readonly #runtimeClasses: ReadonlySet<string>;
-  readonly #metrics: PodSecurityMetrics;
-  readonly #evaluation: EvaluationOptions;
+  private readonly defaultPolicy: Policy;
+  private readonly usernames: ReadonlySet<string>;
+  private readonly namespaces: ReadonlySet<string>;
+  private readonly runtimeClasses: ReadonlySet<string>;
+  private readonly metrics: PodSecurityMetrics;
+  private readonly evaluation: EvaluationOptions;
 
   constructor(
     config: PodSecurityConfig,
     private readonly deps: PodSecurityDeps,
   ) {
-    this.#defaults = config.defaults ?? PRIVILEGED_POLICY;
-    this.#usernames = new Set(config.exemptions?.usernames ?? []);
-    this.#namespaces = new Set(config.exemptions?.namespaces ?? []);
-    this.#runtimeClasses = new Set(config.exemptions?.runtimeClasses ?? []);
-    this.#metrics = deps.metrics ?? new PodSecurityMetrics();
-    this.#evaluation = { rootIsHostRoot: config.rootIsHostRoot === true };
+    this.defaultPolicy = config.defaults ?? PRIVILEGED_POLICY;
+    this.usernames = new Set(config.exemptions?.usernames ?? []);
+    this.namespaces = new Set(config.exemptions?.namespaces ?? []);
+    this.runtimeClasses = new Set(config.exemptions?.runtimeClasses ?? []);
+    this.metrics = deps.metrics ?? new PodSecurityMetrics();
+    this.evaluation = { rootIsHostRoot: config.rootIsHostRoot === true };
   }
 
   /** The policy of namespaces without labels. */
   get defaults(): Policy {
-    return this.#defaults;
+    return this.defaultPolicy;
   }
 
   /** Whether the plugin looks at writes of `gr` at all (pods, namespaces, kinds with a pod template). */
@@ -138,62 +138,62 @@ export class PodSecurityAdmission {
 
   /** Admits one write: returns when allowed (after reporting warnings and annotations), throws an ApiError when refused. */
   async admit(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
-    if (req.gr.group === '' && req.gr.resource === 'namespaces') return this.#namespace(req, sink);
-    if (req.gr.group === '' && req.gr.resource === 'pods') return this.#pod(req, sink);
+    if (req.gr.group === '' && req.gr.resource === 'namespaces') return this.namespace(req, sink);
+    if (req.gr.group === '' && req.gr.resource === 'pods') return this.pod(req, sink);
     const path = TEMPLATE_PATHS.get(`${req.gr.group}/${req.gr.resource}`);
-    if (path !== undefined) return this.#podController(req, path, sink);
+    if (path !== undefined) return this.podController(req, path, sink);
   }
 
-  #exempt(req: PodSecurityRequest, m: MetricsRequest, sink: PodSecuritySink): boolean {
-    const reason = req.namespace !== '' && this.#namespaces.has(req.namespace) ? 'namespace' : req.username !== '' && this.#usernames.has(req.username) ? 'user' : undefined;
+  private exempt(req: PodSecurityRequest, m: MetricsRequest, sink: PodSecuritySink): boolean {
+    const reason = req.namespace !== '' && this.namespaces.has(req.namespace) ? 'namespace' : req.username !== '' && this.usernames.has(req.username) ? 'user' : undefined;
     if (reason === undefined) return false;
     sink.annotate(annotationKey('exempt'), reason);
-    this.#metrics.exemption(m);
+    this.metrics.exemption(m);
     return true;
   }
 
-  async #policyOf(namespace: string): Promise<{ policy: Policy; errors: string | undefined }> {
+  private async policyOf(namespace: string): Promise<{ policy: Policy; errors: string | undefined }> {
     let labels: unknown;
     try {
       labels = await this.deps.namespaceLabels(namespace);
     } catch (err) {
       throw ApiError.internal(new Error(`failed to lookup namespace ${namespace}`, { cause: err }));
     }
-    const { policy, errors } = policyToEvaluate(labels, this.#defaults);
+    const { policy, errors } = policyToEvaluate(labels, this.defaultPolicy);
     return { policy, errors: errors.length === 0 ? undefined : errors.length === 1 ? errors[0]!.toString() : `[${errors.map((e) => e.toString()).join(', ')}]` };
   }
 
-  async #pod(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
+  private async pod(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
     if (IGNORED_POD_SUBRESOURCES.has(req.subresource)) return;
     const m: MetricsRequest = { operation: req.operation, resource: 'pod', subresource: req.subresource };
-    if (this.#exempt(req, m, sink)) return;
+    if (this.exempt(req, m, sink)) return;
     let found: { policy: Policy; errors: string | undefined };
     try {
-      found = await this.#policyOf(req.namespace);
+      found = await this.policyOf(req.namespace);
     } catch (err) {
-      this.#metrics.error(true, m);
+      this.metrics.error(true, m);
       throw err;
     }
     const { policy, errors } = found;
     if (errors === undefined && policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
       sink.annotate(annotationKey('enforce-policy'), 'privileged:latest');
-      this.#metrics.evaluation('allow', policy.enforce, 'enforce', m);
+      this.metrics.evaluation('allow', policy.enforce, 'enforce', m);
       return;
     }
     if (req.operation === 'update' && req.old !== undefined && !significantPodUpdate(req.obj, req.old)) return;
-    this.#evaluate(policy, errors, podLike(req.obj), { resource: req.gr, name: req.obj.metadata.name ?? '' }, m, sink);
+    this.evaluate(policy, errors, podLike(req.obj), { resource: req.gr, name: req.obj.metadata.name ?? '' }, m, sink);
   }
 
-  async #podController(req: PodSecurityRequest, path: readonly string[], sink: PodSecuritySink): Promise<void> {
+  private async podController(req: PodSecurityRequest, path: readonly string[], sink: PodSecuritySink): Promise<void> {
     if (req.subresource !== '') return;
     const m: MetricsRequest = { operation: req.operation, resource: 'controller', subresource: '' };
-    if (this.#exempt(req, m, sink)) return;
+    if (this.exempt(req, m, sink)) return;
     let found: { policy: Policy; errors: string | undefined };
     try {
-      found = await this.#policyOf(req.namespace);
+      found = await this.policyOf(req.namespace);
     } catch (err) {
       // Pod controllers are never refused: a namespace that cannot be read is only recorded.
-      this.#metrics.error(true, m);
+      this.metrics.error(true, m);
       sink.annotate(annotationKey('error'), `failed to lookup namespace ${req.namespace}: ${(err as Error).message}`);
       return;
     }
@@ -201,27 +201,27 @@ export class PodSecurityAdmission {
     if (errors === undefined && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
     const template = templateOf(req.obj, path);
     if (template === undefined) return;
-    this.#evaluate(policy, errors, template, undefined, m, sink);
+    this.evaluate(policy, errors, template, undefined, m, sink);
   }
 
   /** Kubernetes' EvaluatePod: enforce (when `enforce` names the pod), then audit, then warn, each level evaluated once. */
-  #evaluate(policy: Policy, errors: string | undefined, pod: PodLike, enforce: { resource: GroupResource; name: string } | undefined, m: MetricsRequest, sink: PodSecuritySink): void {
+  private evaluate(policy: Policy, errors: string | undefined, pod: PodLike, enforce: { resource: GroupResource; name: string } | undefined, m: MetricsRequest, sink: PodSecuritySink): void {
     const runtimeClass = text(pod.spec['runtimeClassName']);
-    if (runtimeClass !== '' && this.#runtimeClasses.has(runtimeClass)) {
+    if (runtimeClass !== '' && this.runtimeClasses.has(runtimeClass)) {
       sink.annotate(annotationKey('exempt'), 'runtimeClass');
-      this.#metrics.exemption(m);
+      this.metrics.exemption(m);
       return;
     }
     if (errors !== undefined) {
       sink.annotate(annotationKey('error'), `Failed to parse policy: ${errors}`);
-      this.#metrics.error(false, m);
+      this.metrics.error(false, m);
     }
     const cache = new Map<string, string>();
     const violations = (lv: LevelVersion): string => {
       const key = levelVersionString(lv);
       let found = cache.get(key);
       if (found === undefined) {
-        found = violationsText(evaluatePod(lv, pod, this.#evaluation));
+        found = violationsText(evaluatePod(lv, pod, this.evaluation));
         cache.set(key, found);
       }
       return found;
@@ -231,45 +231,45 @@ export class PodSecurityAdmission {
       sink.annotate(annotationKey('enforce-policy'), levelVersionString(policy.enforce));
       const text = violations(policy.enforce);
       if (text !== '') refused = ApiError.forbidden(enforce.resource, enforce.name, `violates PodSecurity "${levelVersionString(policy.enforce)}": ${text}`);
-      this.#metrics.evaluation(refused === undefined ? 'allow' : 'deny', policy.enforce, 'enforce', m);
+      this.metrics.evaluation(refused === undefined ? 'allow' : 'deny', policy.enforce, 'enforce', m);
     }
     const audit = violations(policy.audit);
     if (audit !== '') {
       sink.annotate(annotationKey('audit-violations'), `would violate PodSecurity "${levelVersionString(policy.audit)}": ${audit}`);
-      this.#metrics.evaluation('deny', policy.audit, 'audit', m);
+      this.metrics.evaluation('deny', policy.audit, 'audit', m);
     }
     if (refused !== undefined) throw refused;
     const warn = violations(policy.warn);
     if (warn !== '') {
       sink.warn(`would violate PodSecurity "${levelVersionString(policy.warn)}": ${warn}`);
-      this.#metrics.evaluation('deny', policy.warn, 'warn', m);
+      this.metrics.evaluation('deny', policy.warn, 'warn', m);
     }
   }
 
-  async #namespace(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
+  private async namespace(req: PodSecurityRequest, sink: PodSecuritySink): Promise<void> {
     if (req.subresource !== '') return;
     const name = req.obj.metadata.name ?? '';
-    const next = policyToEvaluate(req.obj.metadata.labels, this.#defaults);
+    const next = policyToEvaluate(req.obj.metadata.labels, this.defaultPolicy);
     const invalid = () => ApiError.invalid({ group: '', kind: 'Namespace' }, name, next.errors);
     if (req.operation === 'create') {
       if (next.errors.length > 0) throw invalid();
       return;
     }
-    const before = policyToEvaluate(req.old?.metadata.labels, this.#defaults);
+    const before = policyToEvaluate(req.old?.metadata.labels, this.defaultPolicy);
     const same = next.errors.length === before.errors.length && next.errors.every((e, i) => e.toString() === before.errors[i]!.toString());
     if (next.errors.length > 0 && (before.errors.length === 0 || !same)) throw invalid();
     const enforce = next.policy.enforce;
     const old = before.policy.enforce;
     if (sameLevelVersion(enforce, old) || enforce.level === 'privileged') return;
     if (versionString(enforce.version) === versionString(old.version) && compareLevels(enforce.level, old.level) < 1) return;
-    if (this.#namespaces.has(name)) {
+    if (this.namespaces.has(name)) {
       sink.annotate(annotationKey('exempt'), 'namespace');
       return;
     }
-    for (const w of await this.#existingPodWarnings(name, enforce)) sink.warn(w);
+    for (const w of await this.existingPodWarnings(name, enforce)) sink.warn(w);
   }
 
-  async #existingPodWarnings(namespace: string, enforce: LevelVersion): Promise<string[]> {
+  private async existingPodWarnings(namespace: string, enforce: LevelVersion): Promise<string[]> {
     let pods: readonly KubeObject[];
     try {
       pods = await this.deps.listPods(namespace);
@@ -280,7 +280,7 @@ export class PodSecurityAdmission {
     const checked = ordered.slice(0, NAMESPACE_MAX_PODS_TO_CHECK);
     const byWarning = new Map<string, { first: string; count: number }>();
     for (const pod of checked) {
-      const v = violationsText(evaluatePod(enforce, podLike(pod), this.#evaluation));
+      const v = violationsText(evaluatePod(enforce, podLike(pod), this.evaluation));
       if (v === '') continue;
       const name = pod.metadata.name ?? '';
       const seen = byWarning.get(v);
