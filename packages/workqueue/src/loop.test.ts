@@ -89,6 +89,41 @@ describe('KeyedLoop', { timeout: 15_000 }, () => {
   });
 });
 
+describe('KeyedLoop: stop and idle', { timeout: 15_000 }, () => {
+  it('idle() waits for the pass in progress; a stop during it lets it finish and drops the keys queued behind it', async () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    let release: (() => void) | undefined;
+    const loop = new KeyedLoop<string>({
+      clock,
+      reconcile: async (key) => {
+        seen.push(key);
+        if (key === 'slow') await new Promise<void>((resolve) => (release = resolve));
+        seen.push(`${key} done`);
+        return undefined;
+      },
+      onError: () => assert.fail('no pass fails'),
+    });
+    loop.enqueue('slow');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['slow']);
+    let idle = false;
+    const idling = loop.idle().then(() => (idle = true));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(idle, false, 'a pass is in progress, nothing else queued');
+    loop.enqueue('next');
+    loop.stop();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(idle, false, 'stopped, but the pass in progress is not done');
+    release!();
+    await idling;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['slow', 'slow done'], 'the key queued behind it is dropped');
+    loop.resyncEvery(1000, () => loop.enqueue('r'));
+    assert.equal(clock.pending(), 0, 'a resync asked for after stop sets no timer');
+  });
+});
+
 describe('WorkQueue.processingLen', () => {
   it('counts an item from the get that takes it until its done', async () => {
     const queue = new WorkQueue<string>();
