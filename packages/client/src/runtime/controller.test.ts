@@ -389,7 +389,7 @@ describe('Controller: results, metrics and logs', { timeout: 15_000 }, () => {
     assert.equal(logger.lines.filter((l) => l.fields.key === 'ns/fine' && l.message !== 'reconciling').length, 0, 'a success logs nothing');
     stop.abort();
     await running;
-    assert.ok(logger.lines.some((l) => l.message.startsWith('stopping: no new keys')));
+    assert.equal(logger.lines.some((l) => l.message.startsWith('stopping: no new keys')), true);
   });
 
   it('a failure outside the reconcile (a metrics sink that throws) is logged with the key; the key is done and the worker lives on', async () => {
