@@ -4,7 +4,7 @@
  */
 import { ApiError, applyMergePatch, FieldError, labelSelectorAsSelector, type KubeObject, type LabelSelector, type Status } from '@setpoint/api';
 import fastJsonPatch from 'fast-json-patch';
-import { bindPod as assignNode, validateBinding } from '../registry/kinds/pod.js';
+import { bindPod as assignNode, validateBinding } from '../registry/kinds/pod/pod.js';
 import type { ScaleDef } from '../registry/types.js';
 import type { JsonObject } from '../registry/validation/json-fields.js';
 import { encode } from './codec.js';

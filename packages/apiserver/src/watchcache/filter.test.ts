@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ApiError, type KubeObject } from '@setpoint/api';
 import { configMapResource as configmaps } from '../registry/kinds/configmap.js';
 import { namespaceResource as namespaces } from '../registry/kinds/namespace.js';
-import { pods } from '../registry/kinds/pod.js';
+import { pods } from '../registry/kinds/pod/pod.js';
 import { fieldsOf, isNamespaceOnly, matchesFilter, namespaceFilter, parseFilter } from './filter.js';
 
 function pod(name: string, namespace: string, labels: Record<string, string> = {}, nodeName?: string): KubeObject {

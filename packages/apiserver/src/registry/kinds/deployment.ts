@@ -5,7 +5,7 @@
  * ValidateDeployment with an immutable selector; status and scale subresources.
  */
 import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { defaultPodTemplateSpec } from '../defaults/pod.js';
+import { defaultPodTemplateSpec } from './pod/defaults.js';
 import { deploymentSchema } from '../schemas/workloads.js';
 import type { ResourceDef } from '../types.js';
 import { validateDeployment, validateDeploymentStatus, validateSelectorUpdate } from '../validation/apps.js';

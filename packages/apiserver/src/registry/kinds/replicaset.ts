@@ -5,7 +5,7 @@
  * the ReplicaSet controller publishes it).
  */
 import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { defaultPodTemplateSpec } from '../defaults/pod.js';
+import { defaultPodTemplateSpec } from './pod/defaults.js';
 import { replicaSetSchema } from '../schemas/workloads.js';
 import type { ResourceDef } from '../types.js';
 import { validateReplicaSet, validateReplicaSetStatus, validateSelectorUpdate } from '../validation/apps.js';

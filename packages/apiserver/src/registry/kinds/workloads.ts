@@ -1,11 +1,11 @@
 /** The workload kinds: pods (v1), replicasets and deployments (apps/v1). */
 import type { ResourceDef } from '../types.js';
 import { deployments } from './deployment.js';
-import { pods } from './pod.js';
+import { pods } from './pod/pod.js';
 import { replicasets } from './replicaset.js';
 
 export { deployments } from './deployment.js';
-export { pods } from './pod.js';
+export { pods } from './pod/pod.js';
 export { replicasets } from './replicaset.js';
 
 /** Every workload kind, for the registry. */

@@ -10,7 +10,7 @@ import { IS_NEGATIVE_ERROR_MSG, validateImmutableField } from '../objectmeta.js'
 import { validateNonnegative } from './field-rules.js';
 import { isObject, numberAt, objectAt, stringAt, stringMapAt, type JsonObject } from './json-fields.js';
 import { selectorSize, validateLabelSelector } from './label-selector.js';
-import { validatePodTemplateSpec } from './pod-spec.js';
+import { validatePodTemplateSpec } from '../kinds/pod/validation-spec.js';
 
 /** The selector a spec.selector means, or undefined when Kubernetes could not convert it. */
 function selectorOf(selector: unknown): LabelsSelector | undefined {

@@ -6,8 +6,8 @@
  */
 import { isIP } from 'node:net';
 import { FieldError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain } from '@setpoint/api';
-import { arrayAt, child, index, isObject, isSet, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from './json-fields.js';
-import { validateLabelSelector } from './label-selector.js';
+import { arrayAt, child, index, isObject, isSet, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from '../../validation/json-fields.js';
+import { validateLabelSelector } from '../../validation/label-selector.js';
 
 /** IsValidIP (strict): `<path>: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`. */
 export function validateIP(value: string, path: string): FieldError[] {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isApiError, type KubeObject, type Schema } from '@setpoint/api';
-import { imagePullPolicyFor } from '../defaults/pod.js';
-import { bindingSchema, podSchema } from '../schemas/workloads.js';
-import type { StrategyContext } from '../types.js';
-import { findUnknownFields } from '../unknownfields.js';
-import { POD_UPDATE_FORBIDDEN_MSG } from '../validation/pod.js';
+import { imagePullPolicyFor } from './defaults.js';
+import { bindingSchema, podSchema } from '../../schemas/workloads.js';
+import type { StrategyContext } from '../../types.js';
+import { findUnknownFields } from '../../unknownfields.js';
+import { POD_UPDATE_FORBIDDEN_MSG } from './validation.js';
 import { bindPod, computePodQOS, pods, validateBinding } from './pod.js';
-import { podPrinter } from '../../tables/pod.js';
+import { podPrinter } from './table.js';
 
 const ctx: StrategyContext = { now: '2026-11-29T15:47:44Z', namespace: 'default' };
 const strategy = pods.strategy;

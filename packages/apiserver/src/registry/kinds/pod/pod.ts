@@ -6,17 +6,17 @@
  * the kubelet use (spec.nodeName, status.phase, ...).
  */
 import { ApiError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { handlePodLog } from '../../routes/podlog.js';
-import { defaultPod } from '../defaults/pod.js';
-import { podSchema } from '../schemas/workloads.js';
-import type { ResourceDef, StrategyContext } from '../types.js';
-import { isObject, objectAt, objectsAt, stringAt, type JsonObject } from '../validation/json-fields.js';
-import { validatePod, validatePodStatusUpdate, validatePodUpdate } from '../validation/pod.js';
-import { computePodQOS } from './pod-qos.js';
-import { podPrinter } from '../../tables/pod.js';
+import { handlePodLog } from '../../../routes/podlog.js';
+import { defaultPod } from './defaults.js';
+import { podSchema } from '../../schemas/workloads.js';
+import type { ResourceDef, StrategyContext } from '../../types.js';
+import { isObject, objectAt, objectsAt, stringAt, type JsonObject } from '../../validation/json-fields.js';
+import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './validation.js';
+import { computePodQOS } from './qos.js';
+import { podPrinter } from './table.js';
 
-export { computePodQOS, type PodQOSClass } from './pod-qos.js';
-export { validateBinding } from '../validation/pod.js';
+export { computePodQOS, type PodQOSClass } from './qos.js';
+export { validateBinding } from './validation.js';
 
 /** Priorities of the built-in PriorityClasses (scheduling/v1). */
 export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = Object.freeze({

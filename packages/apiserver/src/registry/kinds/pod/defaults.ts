@@ -11,7 +11,7 @@
  * and tolerates any shape: fields of the wrong type are skipped.
  */
 import { Quantity, formatQuantity, tryParseQuantity, type KubeObject } from '@setpoint/api';
-import { arrayAt, ensureObject, isObject, isSet, objectAt, objectsAt, setDefault, stringAt, type JsonObject } from '../validation/json-fields.js';
+import { arrayAt, ensureObject, isObject, isSet, objectAt, objectsAt, setDefault, stringAt, type JsonObject } from '../../validation/json-fields.js';
 
 /** Default file mode of secret, configMap, downwardAPI and projected volumes: 0644. */
 export const DEFAULT_VOLUME_MODE = 0o644;

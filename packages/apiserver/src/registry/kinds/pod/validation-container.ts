@@ -6,8 +6,8 @@
  * the wrong JSON type read as Go's zero value.
  */
 import { FieldError, QuantityError, isQualifiedName, nameIsDNSSubdomain, type Quantity } from '@setpoint/api';
-import { isConfigMapKey } from '../kinds/configmap.js';
-import { IS_NEGATIVE_ERROR_MSG } from '../objectmeta.js';
+import { isConfigMapKey } from '../configmap.js';
+import { IS_NEGATIVE_ERROR_MSG } from '../../objectmeta.js';
 import {
   isEnvVarName,
   isHTTPHeaderName,
@@ -18,9 +18,9 @@ import {
   validateLocalDescendingPath,
   validateNonnegative,
   validatePortNumOrName,
-} from './field-rules.js';
-import { arrayAt, booleanAt, child, index, isObject, isSet, key, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from './json-fields.js';
-import { validateContainerSecurityContext } from './pod-security.js';
+} from '../../validation/field-rules.js';
+import { arrayAt, booleanAt, child, index, isObject, isSet, key, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from '../../validation/json-fields.js';
+import { validateContainerSecurityContext } from './validation-security.js';
 
 /** What container validation needs to know about the pod. */
 export interface ContainerContext {

@@ -5,8 +5,8 @@
  * Kubernetes'. Privileged containers are allowed (Setpoint's cluster policy).
  */
 import { FieldError } from '@setpoint/api';
-import { inclusiveRangeError, validateLocalDescendingPath } from './field-rules.js';
-import { arrayAt, booleanAt, child, index, isObject, isSet, numberAt, objectAt, stringAt } from './json-fields.js';
+import { inclusiveRangeError, validateLocalDescendingPath } from '../../validation/field-rules.js';
+import { arrayAt, booleanAt, child, index, isObject, isSet, numberAt, objectAt, stringAt } from '../../validation/json-fields.js';
 
 const MAX_ID = 2147483647;
 

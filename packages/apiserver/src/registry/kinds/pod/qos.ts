@@ -12,7 +12,7 @@
  * from limits), as Kubernetes computes the class after defaulting.
  */
 import { addQuantities, compareQuantities, tryParseQuantity, type Quantity } from '@setpoint/api';
-import { isObject, objectAt, objectsAt, type JsonObject } from '../validation/json-fields.js';
+import { isObject, objectAt, objectsAt, type JsonObject } from '../../validation/json-fields.js';
 
 /** The QoS classes, as status.qosClass spells them. */
 export type PodQOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';

@@ -6,12 +6,12 @@
  * ValidatePodBinding. Metadata is validated by the REST layer, not here.
  */
 import { FieldError, isQualifiedName, jsonClone, nameIsDNSSubdomain } from '@setpoint/api';
-import { deepEqual, validateImmutableField } from '../objectmeta.js';
-import { inclusiveRangeError } from './field-rules.js';
-import { arrayAt, child, index, isObject, isSet, numberAt, objectAt, objectsAt, stringAt, stringMapAt, type JsonObject } from './json-fields.js';
-import { validateImageWhitespace } from './pod-container.js';
-import { validateIP } from './pod-scheduling.js';
-import { validatePodSpec, validatePodSpecificAnnotations } from './pod-spec.js';
+import { deepEqual, validateImmutableField } from '../../objectmeta.js';
+import { inclusiveRangeError } from '../../validation/field-rules.js';
+import { arrayAt, child, index, isObject, isSet, numberAt, objectAt, objectsAt, stringAt, stringMapAt, type JsonObject } from '../../validation/json-fields.js';
+import { validateImageWhitespace } from './validation-container.js';
+import { validateIP } from './validation-scheduling.js';
+import { validatePodSpec, validatePodSpecificAnnotations } from './validation-spec.js';
 
 const MAX_INT32 = 2147483647;
 

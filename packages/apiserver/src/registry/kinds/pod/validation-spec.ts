@@ -5,12 +5,12 @@
  * volume claim names are checked) or to a template of a ReplicaSet or Deployment.
  */
 import { FieldError, isDNS1123Label, isQualifiedName, nameIsDNSSubdomain, validateAnnotations, validateLabels } from '@setpoint/api';
-import { inclusiveRangeError, validateDNS1123Label } from './field-rules.js';
-import { arrayAt, child, index, isObject, isSet, key, numberAt, objectAt, objectsAt, stringAt, stringMapAt, type JsonObject } from './json-fields.js';
-import { validateContainers, validateEphemeralContainers, validateInitContainers, validateResourceRequirements } from './pod-container.js';
-import { validateAffinity, validateDNSConfig, validateHostAliases, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling.js';
-import { validatePodSecurityContext } from './pod-security.js';
-import { validateVolumes } from './pod-volume.js';
+import { inclusiveRangeError, validateDNS1123Label } from '../../validation/field-rules.js';
+import { arrayAt, child, index, isObject, isSet, key, numberAt, objectAt, objectsAt, stringAt, stringMapAt, type JsonObject } from '../../validation/json-fields.js';
+import { validateContainers, validateEphemeralContainers, validateInitContainers, validateResourceRequirements } from './validation-container.js';
+import { validateAffinity, validateDNSConfig, validateHostAliases, validateTolerations, validateTopologySpreadConstraints } from './validation-scheduling.js';
+import { validatePodSecurityContext } from './validation-security.js';
+import { validateVolumes } from './validation-volume.js';
 
 /** Whose pod spec is validated. */
 export interface PodSpecOptions {

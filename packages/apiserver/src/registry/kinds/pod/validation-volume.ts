@@ -5,9 +5,9 @@
  * others). Field paths keep Kubernetes' quirks ("cephFS", "downwarAPI", "persistentDisk").
  */
 import { FieldError, QuantityError, nameIsDNSSubdomain } from '@setpoint/api';
-import { arrayAt, child, index, isObject, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from './json-fields.js';
-import { readQuantity, validateDNS1123Label, validateLocalDescendingPath } from './field-rules.js';
-import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './pod-container.js';
+import { arrayAt, child, index, isObject, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from '../../validation/json-fields.js';
+import { readQuantity, validateDNS1123Label, validateLocalDescendingPath } from '../../validation/field-rules.js';
+import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './validation-container.js';
 
 const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive';
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];

@@ -6,9 +6,9 @@
  * "ExitCode:1"), "Terminating" once deletion started, "Unknown" for a pod on a lost node.
  */
 import type { KubeObject } from '@setpoint/api';
-import { ageColumn, column, int, list, nameColumn, record, str } from './columns.js';
-import { humanDuration, timestampSince } from './duration.js';
-import type { PrintedRow, TablePrinter, TableRowCondition } from './table.js';
+import { ageColumn, column, int, list, nameColumn, record, str } from '../../../tables/columns.js';
+import { humanDuration, timestampSince } from '../../../tables/duration.js';
+import type { PrintedRow, TablePrinter, TableRowCondition } from '../../../tables/table.js';
 
 /** The reason the node lifecycle controller gives pods of an unreachable node. */
 const NODE_LOST_REASON = 'NodeLost';
