@@ -13,7 +13,7 @@
  */
 import { ApiError, labelSelectorAsSelector, silentLogger, type Clock, type KubeObject, type LabelSelector, type Logger } from '@setpoint/api';
 import { KeyedLoop } from '@setpoint/workqueue';
-import type { PolicyRule, RoleObject } from '../registry/kinds/rbac.js';
+import type { PolicyRule, RoleObject } from '../registry/kinds/rbac/rbac.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import { namespaceFilter } from '../watchcache/filter.js';
 import { rulesOf } from './policy.js';

@@ -8,7 +8,7 @@
  * request costs no I/O.
  */
 import type { UserInfo } from '../auth/index.js';
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 
 /** The group whose members are authorized for everything (kube-apiserver's system:masters). */
 export const PRIVILEGED_GROUP = 'system:masters';

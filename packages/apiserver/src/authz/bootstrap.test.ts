@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@setpoint/api';
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 import { aggregatedRules } from './aggregation.js';
 import type { Attributes } from './authorizer.js';
 import { clusterRoleBindingObject, clusterRoleObject, reconcileBinding, reconcileClusterRole } from './bootstrap.js';

@@ -13,8 +13,8 @@
  * read, and a conflict means "read again and reconcile again".
  */
 import { ApiError, silentLogger, type KubeObject, type Logger } from '@setpoint/api';
-import type { BindingObject, PolicyRule, RoleObject, Subject } from '../registry/kinds/rbac.js';
-import { RBAC_GROUP } from '../registry/kinds/rbac.js';
+import type { BindingObject, PolicyRule, RoleObject, Subject } from '../registry/kinds/rbac/rbac.js';
+import { RBAC_GROUP } from '../registry/kinds/rbac/rbac.js';
 import { jsonEqual } from '../storage/equal.js';
 import type { ResourceStorage } from '../storage/rest.js';
 import {

@@ -16,7 +16,7 @@
  *   system:kube-scheduler (user system:kube-scheduler), setpoint:simulated-nodes (user
  *   setpoint:simulated-nodes: one client acting for many simulated nodes).
  */
-import { RBAC_GROUP, type PolicyRule, type Subject } from '../registry/kinds/rbac.js';
+import { RBAC_GROUP, type PolicyRule, type Subject } from '../registry/kinds/rbac/rbac.js';
 import { NODE_RULES } from './node.js';
 import { rule, urlRule } from './rules.js';
 

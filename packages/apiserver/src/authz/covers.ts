@@ -5,7 +5,7 @@
  * must be covered by one owner rule. What is missing comes back compacted (rules differing only by
  * verb merged), ready for an error message.
  */
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 import { compactString } from './rules.js';
 
 const ALL = '*';

@@ -13,8 +13,8 @@
  */
 import { ApiError, type GroupResource, type KubeObject } from '@setpoint/api';
 import type { UserInfo } from '../auth/index.js';
-import type { BindingObject, PolicyRule, RoleObject, RoleRef } from '../registry/kinds/rbac.js';
-import { RBAC_GROUP } from '../registry/kinds/rbac.js';
+import type { BindingObject, PolicyRule, RoleObject, RoleRef } from '../registry/kinds/rbac/rbac.js';
+import { RBAC_GROUP } from '../registry/kinds/rbac/rbac.js';
 import { jsonEqual } from '../storage/equal.js';
 import { PRIVILEGED_GROUP, effectiveGroups, type Authorizer } from './authorizer.js';
 import { covers, describeMissing } from './covers.js';

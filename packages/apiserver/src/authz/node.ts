@@ -20,7 +20,7 @@
  */
 import type { UserInfo } from '../auth/index.js';
 import { parseFieldSelector } from '@setpoint/api';
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 import { ALLOW, NO_OPINION, type Attributes, type AuthorizationResult, type Authorizer, type RuleResolver, type RuleSet } from './authorizer.js';
 import type { NodeGraph, ReferenceKind } from './nodegraph.js';
 import { rule, rulesAllow } from './rules.js';

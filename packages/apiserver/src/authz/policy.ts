@@ -11,7 +11,7 @@
  */
 import type { KubeObject } from '@setpoint/api';
 import type { UserInfo } from '../auth/index.js';
-import type { BindingObject, PolicyRule, RoleObject, RoleRef, Subject } from '../registry/kinds/rbac.js';
+import type { BindingObject, PolicyRule, RoleObject, RoleRef, Subject } from '../registry/kinds/rbac/rbac.js';
 import type { WatchCache } from '../watchcache/cache.js';
 import { effectiveGroups } from './authorizer.js';
 import { normalizeRule } from './rules.js';

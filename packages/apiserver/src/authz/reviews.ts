@@ -12,7 +12,7 @@
  */
 import { ApiError, FieldError, type KubeObject } from '@setpoint/api';
 import type { UserInfo } from '../auth/index.js';
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 import type { ResourceDef } from '../registry/types.js';
 import { nonResourceAttributes } from './attributes.js';
 import type { Attributes, Authorizer, RuleResolver } from './authorizer.js';

@@ -9,7 +9,7 @@
  *   never allows list, watch, create or deletecollection, which carry no name;
  * - nonResourceURLs: "*", the path itself, or a prefix ending in "*" ("/healthz/*", "/apis*").
  */
-import type { PolicyRule } from '../registry/kinds/rbac.js';
+import type { PolicyRule } from '../registry/kinds/rbac/rbac.js';
 import type { Attributes } from './authorizer.js';
 
 const ALL = '*';

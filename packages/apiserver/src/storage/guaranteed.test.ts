@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, isApiError, type KubeObject } from '@setpoint/api';
 import { MemoryStore, StoreError, type Store } from '@setpoint/store';
-import { configMapResource } from '../registry/kinds/configmap.js';
+import { configMapResource } from '../registry/kinds/configmap/configmap.js';
 import { WatchCache } from '../watchcache/cache.js';
 import { encode, StoredObjectDecoder } from './codec.js';
 import { guaranteedUpdate, MAX_CONFLICT_RETRIES, type Current } from './guaranteed.js';

@@ -4,11 +4,10 @@
  * AGE (as kube-apiserver prints custom resources without additionalPrinterColumns).
  */
 import type { ResourceDef } from '../registry/types.js';
-import { ageColumn, column, nameColumn, str } from './columns.js';
+import { ageColumn, column, int, nameColumn, record, str } from './columns.js';
 import { customPrinter } from './custom.js';
 import { timestampSince } from './duration.js';
 import type { TablePrinter } from './table.js';
-import { scalePrinter } from './workloads.js';
 
 /** NAME and AGE (a "date" column whose cells the server renders as ages, like "5m2s"). */
 export const defaultPrinter: TablePrinter = {
@@ -20,6 +19,26 @@ export const defaultPrinter: TablePrinter = {
 export const crdPrinter: TablePrinter = {
   columns: [nameColumn(), column('Created At', 'date', 'The time the definition was created.')],
   row: (obj) => ({ cells: [str(obj.metadata.name), str(obj.metadata.creationTimestamp)] }),
+};
+
+/** The scale subresource (autoscaling/v1 Scale) of any kind that serves it. */
+export const scalePrinter: TablePrinter = {
+  columns: [
+    column('Name', 'string', nameColumn().description),
+    column('Desired', 'integer', 'desired number of instances for the scaled object.'),
+    column('Available', 'integer', 'actual number of observed instances of the scaled object.'),
+    ageColumn(),
+  ],
+  row(obj, now) {
+    return {
+      cells: [
+        str(obj.metadata.name),
+        int(record(obj['spec'])?.['replicas']),
+        int(record(obj['status'])?.['replicas']),
+        timestampSince(obj.metadata.creationTimestamp, now),
+      ],
+    };
+  },
 };
 
 /**

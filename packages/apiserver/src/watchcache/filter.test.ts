@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, type KubeObject } from '@setpoint/api';
-import { configMapResource as configmaps } from '../registry/kinds/configmap.js';
-import { namespaceResource as namespaces } from '../registry/kinds/namespace.js';
+import { configMapResource as configmaps } from '../registry/kinds/configmap/configmap.js';
+import { namespaceResource as namespaces } from '../registry/kinds/namespace/namespace.js';
 import { pods } from '../registry/kinds/pod/pod.js';
 import { fieldsOf, isNamespaceOnly, matchesFilter, namespaceFilter, parseFilter } from './filter.js';
 

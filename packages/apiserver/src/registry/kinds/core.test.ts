@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { KubeObject } from '@setpoint/api';
 import { coordinationResources } from './coordination.js';
 import { coreResources } from './core.js';
-import { cleanSecretReferences, serviceAccountResource } from './serviceaccount.js';
+import { cleanSecretReferences, serviceAccountResource } from './serviceaccount/serviceaccount.js';
 
 describe('coreResources and coordinationResources', () => {
   const expected = [

@@ -6,7 +6,7 @@
  * the wrong JSON type read as Go's zero value.
  */
 import { FieldError, QuantityError, isQualifiedName, nameIsDNSSubdomain, type Quantity } from '@setpoint/api';
-import { isConfigMapKey } from '../configmap.js';
+import { isConfigMapKey } from '../configmap/configmap.js';
 import { IS_NEGATIVE_ERROR_MSG } from '../../objectmeta.js';
 import {
   isEnvVarName,

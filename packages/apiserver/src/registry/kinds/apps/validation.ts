@@ -6,11 +6,11 @@
  * invalid for deployment" for ReplicaSets too.
  */
 import { FieldError, isApiError, labelSelectorAsSelector, type LabelSelector, type LabelsSelector } from '@setpoint/api';
-import { IS_NEGATIVE_ERROR_MSG, validateImmutableField } from '../objectmeta.js';
-import { validateNonnegative } from './field-rules.js';
-import { isObject, numberAt, objectAt, stringAt, stringMapAt, type JsonObject } from './json-fields.js';
-import { selectorSize, validateLabelSelector } from './label-selector.js';
-import { validatePodTemplateSpec } from '../kinds/pod/validation-spec.js';
+import { IS_NEGATIVE_ERROR_MSG, validateImmutableField } from '../../objectmeta.js';
+import { validateNonnegative } from '../../validation/field-rules.js';
+import { isObject, numberAt, objectAt, stringAt, stringMapAt, type JsonObject } from '../../validation/json-fields.js';
+import { selectorSize, validateLabelSelector } from '../../validation/label-selector.js';
+import { validatePodTemplateSpec } from '../pod/validation-spec.js';
 
 /** The selector a spec.selector means, or undefined when Kubernetes could not convert it. */
 function selectorOf(selector: unknown): LabelsSelector | undefined {

@@ -5,12 +5,12 @@
  * the ReplicaSet controller publishes it).
  */
 import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { defaultPodTemplateSpec } from './pod/defaults.js';
-import { replicaSetSchema } from '../schemas/workloads.js';
-import type { ResourceDef } from '../types.js';
-import { validateReplicaSet, validateReplicaSetStatus, validateSelectorUpdate } from '../validation/apps.js';
-import { isObject, setDefault } from '../validation/json-fields.js';
-import { replicaSetPrinter } from '../../tables/workloads.js';
+import { defaultPodTemplateSpec } from '../pod/defaults.js';
+import { replicaSetSchema } from '../../schemas/workloads.js';
+import type { ResourceDef } from '../../types.js';
+import { validateReplicaSet, validateReplicaSetStatus, validateSelectorUpdate } from './validation.js';
+import { isObject, setDefault } from '../../validation/json-fields.js';
+import { replicaSetPrinter } from './table.js';
 
 /** SetObjectDefaults_ReplicaSet: spec.replicas 1, then the template's pod spec defaults. */
 export function defaultReplicaSet(rs: KubeObject): void {

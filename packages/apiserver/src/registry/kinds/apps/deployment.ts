@@ -5,12 +5,12 @@
  * ValidateDeployment with an immutable selector; status and scale subresources.
  */
 import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { defaultPodTemplateSpec } from './pod/defaults.js';
-import { deploymentSchema } from '../schemas/workloads.js';
-import type { ResourceDef } from '../types.js';
-import { validateDeployment, validateDeploymentStatus, validateSelectorUpdate } from '../validation/apps.js';
-import { ensureObject, isObject, setDefault } from '../validation/json-fields.js';
-import { deploymentPrinter } from '../../tables/workloads.js';
+import { defaultPodTemplateSpec } from '../pod/defaults.js';
+import { deploymentSchema } from '../../schemas/workloads.js';
+import type { ResourceDef } from '../../types.js';
+import { validateDeployment, validateDeploymentStatus, validateSelectorUpdate } from './validation.js';
+import { ensureObject, isObject, setDefault } from '../../validation/json-fields.js';
+import { deploymentPrinter } from './table.js';
 
 /**
  * SetObjectDefaults_Deployment: spec.replicas 1; strategy.type RollingUpdate, and for RollingUpdate

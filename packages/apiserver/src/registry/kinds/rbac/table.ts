@@ -4,9 +4,9 @@
  * `-o wide` USERS, GROUPS and SERVICEACCOUNTS (`namespace/name`).
  */
 import type { KubeObject } from '@setpoint/api';
-import { ageColumn, column, list, nameColumn, record, str } from './columns.js';
-import { timestampSince } from './duration.js';
-import type { TablePrinter } from './table.js';
+import { ageColumn, column, list, nameColumn, record, str } from '../../../tables/columns.js';
+import { timestampSince } from '../../../tables/duration.js';
+import type { TablePrinter } from '../../../tables/table.js';
 
 /** roles and clusterroles. */
 export const rolePrinter: TablePrinter = {

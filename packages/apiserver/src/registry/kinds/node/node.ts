@@ -16,9 +16,9 @@ import {
   QuantityError,
   type KubeObject,
 } from '@setpoint/api';
-import { nodeSchema } from '../schemas/core.js';
-import type { ResourceDef } from '../types.js';
-import { nodePrinter } from '../../tables/node.js';
+import { nodeSchema } from '../../schemas/core.js';
+import type { ResourceDef } from '../../types.js';
+import { nodePrinter } from './table.js';
 
 /** The taint effects Kubernetes supports, in the order its message lists them. */
 export const TAINT_EFFECTS: readonly string[] = Object.freeze(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);

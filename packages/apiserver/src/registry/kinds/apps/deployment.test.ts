@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject, Schema } from '@setpoint/api';
-import { deploymentSchema, scaleSchema } from '../schemas/workloads.js';
-import type { StrategyContext } from '../types.js';
-import { findUnknownFields } from '../unknownfields.js';
+import { deploymentSchema, scaleSchema } from '../../schemas/workloads.js';
+import type { StrategyContext } from '../../types.js';
+import { findUnknownFields } from '../../unknownfields.js';
 import { deployments } from './deployment.js';
-import { workloadResources } from './workloads.js';
+import { workloadResources } from '../workloads.js';
 
 const ctx: StrategyContext = { now: '2026-11-29T15:47:44Z', namespace: 'default' };
 const strategy = deployments.strategy;

@@ -4,8 +4,8 @@
  * uses it. (TokenRequest is not a kind of its own here: it is the serviceaccounts/token
  * subresource, routes/tokenrequest.ts.)
  */
-import { publishedKindSchema } from '../schemas/published.js';
-import type { ResourceDef } from '../types.js';
+import { publishedKindSchema } from '../../schemas/published.js';
+import type { ResourceDef } from '../../types.js';
 
 /** selfsubjectreviews: who am I? */
 export const selfSubjectReviewResource: ResourceDef = {

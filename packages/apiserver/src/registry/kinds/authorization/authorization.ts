@@ -4,8 +4,8 @@
  * answers the review with its status filled in (authz/reviews.ts). `kubectl auth can-i` uses the
  * first two.
  */
-import { publishedKindSchema } from '../schemas/published.js';
-import type { ResourceDef } from '../types.js';
+import { publishedKindSchema } from '../../schemas/published.js';
+import type { ResourceDef } from '../../types.js';
 
 /** The API group of the review kinds. */
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';

@@ -4,10 +4,10 @@
  * and nothing changes once `immutable` is set. Also the config-key and base64 rules Secret shares.
  */
 import { FieldError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { deepEqual } from '../objectmeta.js';
-import { configMapSchema } from '../schemas/core.js';
-import type { ResourceDef } from '../types.js';
-import { configMapPrinter } from '../../tables/core.js';
+import { deepEqual } from '../../objectmeta.js';
+import { configMapSchema } from '../../schemas/core.js';
+import type { ResourceDef } from '../../types.js';
+import { configMapPrinter } from './table.js';
 
 /** The most bytes a ConfigMap's or Secret's values may take together (core.MaxSecretSize): 1 MiB. */
 export const MAX_SECRET_SIZE = 1024 * 1024;

@@ -3,9 +3,9 @@
  * and with -o wide INTERNAL-IP EXTERNAL-IP OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME.
  */
 import type { KubeObject } from '@setpoint/api';
-import { ageColumn, column, list, nameColumn, record, str } from './columns.js';
-import { timestampSince } from './duration.js';
-import type { PrintedRow, TablePrinter } from './table.js';
+import { ageColumn, column, list, nameColumn, record, str } from '../../../tables/columns.js';
+import { timestampSince } from '../../../tables/duration.js';
+import type { PrintedRow, TablePrinter } from '../../../tables/table.js';
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
 const ROLE_LABEL = 'kubernetes.io/role';

@@ -1,60 +1,11 @@
 /**
- * The smaller core kinds as kubectl prints them: namespaces (NAME STATUS AGE), configmaps (NAME
- * DATA AGE), secrets (NAME TYPE DATA AGE), serviceaccounts (NAME SECRETS AGE), leases (NAME HOLDER
- * AGE) and events (LAST SEEN TYPE REASON OBJECT MESSAGE; with -o wide SUBOBJECT SOURCE FIRST SEEN
- * COUNT NAME), after Kubernetes' printers.go.
+ * events as kubectl prints them (LAST SEEN TYPE REASON OBJECT MESSAGE; with -o wide SUBOBJECT
+ * SOURCE FIRST SEEN COUNT NAME), after Kubernetes' printers.go.
  */
 import type { KubeObject } from '@setpoint/api';
-import { ageColumn, column, int, keyCount, list, nameColumn, record, str } from './columns.js';
-import { timestampSince } from './duration.js';
-import type { PrintedRow, TablePrinter } from './table.js';
-
-function age(obj: KubeObject, now: number): string {
-  return timestampSince(obj.metadata.creationTimestamp, now);
-}
-
-/** namespaces (v1): STATUS is status.phase ("Active", or "Terminating" once deleted). */
-export const namespacePrinter: TablePrinter = {
-  columns: [nameColumn(), column('Status', 'string', 'The status of the namespace'), ageColumn()],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), str(record(obj['status'])?.['phase']), age(obj, now)] }),
-};
-
-/** configmaps (v1): DATA counts the keys of data and binaryData. */
-export const configMapPrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    column('Data', 'string', 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.'),
-    ageColumn(),
-  ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), keyCount(obj['data']) + keyCount(obj['binaryData']), age(obj, now)] }),
-};
-
-/** secrets (v1): TYPE, and DATA counting the keys of data. */
-export const secretPrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    column('Type', 'string', 'Used to facilitate programmatic handling of secret data.'),
-    column('Data', 'string', 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.'),
-    ageColumn(),
-  ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), str(obj['type']), keyCount(obj['data']), age(obj, now)] }),
-};
-
-/** serviceaccounts (v1): SECRETS counts the secrets references. */
-export const serviceAccountPrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'),
-    ageColumn(),
-  ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), list(obj['secrets']).length, age(obj, now)] }),
-};
-
-/** leases (coordination.k8s.io/v1): HOLDER is spec.holderIdentity ("" when free). */
-export const leasePrinter: TablePrinter = {
-  columns: [nameColumn(), column('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'), ageColumn()],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), str(record(obj['spec'])?.['holderIdentity']), age(obj, now)] }),
-};
+import { column, int, nameColumn, record, str } from '../../../tables/columns.js';
+import { timestampSince } from '../../../tables/duration.js';
+import type { PrintedRow, TablePrinter } from '../../../tables/table.js';
 
 /**
  * An event's source: component (or reportingComponent), then ", host" (or reportingInstance)

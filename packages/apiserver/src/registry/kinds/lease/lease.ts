@@ -8,10 +8,10 @@
  * standard-finalizer rule: the REST layer should pass `standardFinalizers: false` for this kind.
  */
 import { FieldError, isQualifiedName, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { leaseSchema } from '../schemas/coordination.js';
-import { formatMicroTime } from '../objectmeta.js';
-import type { ResourceDef } from '../types.js';
-import { leasePrinter } from '../../tables/core.js';
+import { leaseSchema } from '../../schemas/coordination.js';
+import { formatMicroTime } from '../../objectmeta.js';
+import type { ResourceDef } from '../../types.js';
+import { leasePrinter } from './table.js';
 
 /** The coordinated lease strategies Kubernetes defines. */
 export const LEASE_STRATEGIES: readonly string[] = Object.freeze(['OldestEmulationVersion']);

@@ -8,10 +8,10 @@
  * them; there is no deletecollection.
  */
 import { FieldError, jsonClone, nameIsDNSLabel, type KubeObject } from '@setpoint/api';
-import { validateFinalizerName } from '../objectmeta.js';
-import { namespaceSchema } from '../schemas/core.js';
-import type { ResourceDef } from '../types.js';
-import { namespacePrinter } from '../../tables/core.js';
+import { validateFinalizerName } from '../../objectmeta.js';
+import { namespaceSchema } from '../../schemas/core.js';
+import type { ResourceDef } from '../../types.js';
+import { namespacePrinter } from './table.js';
 
 /** The label Kubernetes keeps equal to every namespace's name. */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';

@@ -5,12 +5,12 @@
  * immutable, nothing changes once `immutable` is set). Field selector: type.
  */
 import { FieldError, nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { jsonErrorMessage } from '../../http/body.js';
-import { validateImmutableField } from '../objectmeta.js';
-import { secretSchema } from '../schemas/core.js';
-import type { ResourceDef } from '../types.js';
-import { IMMUTABLE_WHEN_SET_MSG, MAX_SECRET_SIZE, isConfigMapKey, sameMap, stringEntries, validateByteValues } from './configmap.js';
-import { secretPrinter } from '../../tables/core.js';
+import { jsonErrorMessage } from '../../../http/body.js';
+import { validateImmutableField } from '../../objectmeta.js';
+import { secretSchema } from '../../schemas/core.js';
+import type { ResourceDef } from '../../types.js';
+import { IMMUTABLE_WHEN_SET_MSG, MAX_SECRET_SIZE, isConfigMapKey, sameMap, stringEntries, validateByteValues } from '../configmap/configmap.js';
+import { secretPrinter } from './table.js';
 
 /** The secret type a Secret gets when it has none. */
 export const SECRET_TYPE_OPAQUE = 'Opaque';

@@ -5,10 +5,10 @@
  * (routes/tokenrequest.ts).
  */
 import { nameIsDNSSubdomain, type KubeObject } from '@setpoint/api';
-import { handleTokenRequest } from '../../routes/tokenrequest.js';
-import { serviceAccountSchema } from '../schemas/core.js';
-import type { ResourceDef, SubresourceDef } from '../types.js';
-import { serviceAccountPrinter } from '../../tables/core.js';
+import { handleTokenRequest } from '../../../routes/tokenrequest.js';
+import { serviceAccountSchema } from '../../schemas/core.js';
+import type { ResourceDef, SubresourceDef } from '../../types.js';
+import { serviceAccountPrinter } from './table.js';
 
 /** Kubernetes' cleanSecretReferences: each entry of `secrets` keeps only its name. */
 export function cleanSecretReferences(obj: KubeObject): void {

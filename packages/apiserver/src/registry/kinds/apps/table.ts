@@ -1,13 +1,12 @@
 /**
  * Workloads as kubectl prints them: deployments (printDeployment: NAME READY UP-TO-DATE AVAILABLE
  * AGE), replicasets (printReplicaSet: NAME DESIRED CURRENT READY AGE), both with -o wide
- * CONTAINERS IMAGES SELECTOR; podtemplates (printPodTemplate: NAME CONTAINERS IMAGES POD LABELS);
- * and the scale subresource (printScale: NAME DESIRED AVAILABLE AGE).
+ * CONTAINERS IMAGES SELECTOR. The scale subresource's printer is tables/printers.ts' scalePrinter.
  */
 import { labelSelectorAsSelector, type KubeObject, type LabelSelector } from '@setpoint/api';
-import { ageColumn, column, int, layoutContainerCells, nameColumn, record, str } from './columns.js';
-import { timestampSince } from './duration.js';
-import type { TablePrinter } from './table.js';
+import { ageColumn, column, int, layoutContainerCells, nameColumn, record, str } from '../../../tables/columns.js';
+import { timestampSince } from '../../../tables/duration.js';
+import type { TablePrinter } from '../../../tables/table.js';
 
 const CONTAINERS_DESCRIPTION = 'Names of each container in the template.';
 const IMAGES_DESCRIPTION = 'Images referenced by each container in the template.';
@@ -90,50 +89,5 @@ export const replicaSetPrinter: TablePrinter = {
         selectorString(spec?.['selector'], '<error>') || '<none>',
       ],
     };
-  },
-};
-
-/** The scale subresource (autoscaling/v1 Scale) of any kind that serves it. */
-export const scalePrinter: TablePrinter = {
-  columns: [
-    column('Name', 'string', nameColumn().description),
-    column('Desired', 'integer', 'desired number of instances for the scaled object.'),
-    column('Available', 'integer', 'actual number of observed instances of the scaled object.'),
-    ageColumn(),
-  ],
-  row(obj, now) {
-    return {
-      cells: [
-        str(obj.metadata.name),
-        int(record(obj['spec'])?.['replicas']),
-        int(record(obj['status'])?.['replicas']),
-        timestampSince(obj.metadata.creationTimestamp, now),
-      ],
-    };
-  },
-};
-
-/** A label map as labels.FormatLabels writes it: "k=v" sorted by key, comma-separated; "<none>" when empty. */
-function formatLabels(labels: unknown): string {
-  const entries = Object.entries(record(labels) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string');
-  if (entries.length === 0) return '<none>';
-  return entries
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
-}
-
-/** podtemplates (v1, printPodTemplate): NAME CONTAINERS IMAGES POD LABELS, no age. */
-export const podTemplatePrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    column('Containers', 'string', CONTAINERS_DESCRIPTION),
-    column('Images', 'string', IMAGES_DESCRIPTION),
-    column('Pod Labels', 'string', 'The labels for the pod template.'),
-  ],
-  row(obj) {
-    const template = record(obj['template']);
-    const { names, images } = layoutContainerCells(record(template?.['spec']));
-    return { cells: [str(obj.metadata.name), names, images, formatLabels(record(template?.['metadata'])?.['labels'])] };
   },
 };

@@ -11,10 +11,10 @@
  * (authz/escalation.ts), not here.
  */
 import { FieldError, OMIT_VALUE, labelSelectorAsSelector, nameIsDNSSubdomain, validatePathSegmentName, type KubeObject, type LabelSelector } from '@setpoint/api';
-import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from '../schemas/rbac.js';
-import type { ResourceDef } from '../types.js';
-import { validateLabelSelector } from '../validation/label-selector.js';
-import { roleBindingPrinter, rolePrinter } from '../../tables/rbac.js';
+import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from '../../schemas/rbac.js';
+import type { ResourceDef } from '../../types.js';
+import { validateLabelSelector } from '../../validation/label-selector.js';
+import { roleBindingPrinter, rolePrinter } from './table.js';
 
 /** The API group of the RBAC kinds. */
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';

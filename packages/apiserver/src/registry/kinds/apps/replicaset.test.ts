@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject, Schema } from '@setpoint/api';
-import { replicaSetSchema } from '../schemas/workloads.js';
-import type { StrategyContext } from '../types.js';
+import { replicaSetSchema } from '../../schemas/workloads.js';
+import type { StrategyContext } from '../../types.js';
 import { replicasets } from './replicaset.js';
 
 const ctx: StrategyContext = { now: '2026-11-29T15:47:44Z', namespace: 'default' };

@@ -6,12 +6,12 @@
  * containers). generation moves when the template changes, as for any kind.
  */
 import { nameIsDNSSubdomain } from '@setpoint/api';
-import { defaultPodTemplateSpec } from './pod/defaults.js';
-import { publishedKindSchema } from '../schemas/published.js';
-import type { ResourceDef } from '../types.js';
-import { objectAt } from '../validation/json-fields.js';
-import { validatePodTemplateSpec } from './pod/validation-spec.js';
-import { podTemplatePrinter } from '../../tables/workloads.js';
+import { defaultPodTemplateSpec } from '../pod/defaults.js';
+import { publishedKindSchema } from '../../schemas/published.js';
+import type { ResourceDef } from '../../types.js';
+import { objectAt } from '../../validation/json-fields.js';
+import { validatePodTemplateSpec } from '../pod/validation-spec.js';
+import { podTemplatePrinter } from './table.js';
 
 /** podtemplates (v1). */
 export const podTemplateResource: ResourceDef = {

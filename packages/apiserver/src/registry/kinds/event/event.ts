@@ -8,10 +8,10 @@
  * MicroTime (six fractional digits, UTC).
  */
 import { FieldError, isDNS1123Subdomain, isQualifiedName, validatePathSegmentName, type KubeObject } from '@setpoint/api';
-import { formatMicroTime } from '../objectmeta.js';
-import { eventSchema } from '../schemas/core.js';
-import type { ResourceDef } from '../types.js';
-import { eventPrinter } from '../../tables/core.js';
+import { formatMicroTime } from '../../objectmeta.js';
+import { eventSchema } from '../../schemas/core.js';
+import type { ResourceDef } from '../../types.js';
+import { eventPrinter } from './table.js';
 
 /** Kubernetes' limits on event fields (pkg/apis/core/validation/events.go). */
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;

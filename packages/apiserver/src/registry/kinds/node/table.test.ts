@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@setpoint/api';
-import { nodePrinter, nodeRoles, nodeStatus } from './node.js';
+import { nodePrinter, nodeRoles, nodeStatus } from './table.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 
