@@ -2,6 +2,7 @@
  * Ages as kubectl users read them: apimachinery's `duration.HumanDuration` ("45s", "5m2s", "3h",
  * "3d4h", "2y30d") and the printers' `translateTimestampSince` ("<unknown>" for an unset time).
  */
+import type { KubeObject } from '@setpoint/api';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -54,4 +55,9 @@ export function timestampSince(timestamp: unknown, now: number): string {
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) return '<invalid>';
   return humanDuration(now - at);
+}
+
+/** An object's AGE cell: the time since its creationTimestamp, as kubectl prints it. */
+export function objectAge(obj: KubeObject, now: number): string {
+  return timestampSince(obj.metadata.creationTimestamp, now);
 }

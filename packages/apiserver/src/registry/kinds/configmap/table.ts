@@ -1,14 +1,9 @@
 /**
  * configmaps as kubectl prints them (NAME DATA AGE), after Kubernetes' printers.go.
  */
-import type { KubeObject } from '@setpoint/api';
 import { ageColumn, column, keyCount, nameColumn, str } from '../../../tables/columns.js';
-import { timestampSince } from '../../../tables/duration.js';
+import { objectAge } from '../../../tables/duration.js';
 import type { TablePrinter } from '../../../tables/table.js';
-
-function age(obj: KubeObject, now: number): string {
-  return timestampSince(obj.metadata.creationTimestamp, now);
-}
 
 /** configmaps (v1): DATA counts the keys of data and binaryData. */
 export const configMapPrinter: TablePrinter = {
@@ -17,5 +12,5 @@ export const configMapPrinter: TablePrinter = {
     column('Data', 'string', 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.'),
     ageColumn(),
   ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), keyCount(obj['data']) + keyCount(obj['binaryData']), age(obj, now)] }),
+  row: (obj, now) => ({ cells: [str(obj.metadata.name), keyCount(obj['data']) + keyCount(obj['binaryData']), objectAge(obj, now)] }),
 };

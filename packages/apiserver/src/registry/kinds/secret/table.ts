@@ -1,14 +1,9 @@
 /**
  * secrets as kubectl prints them (NAME TYPE DATA AGE), after Kubernetes' printers.go.
  */
-import type { KubeObject } from '@setpoint/api';
 import { ageColumn, column, keyCount, nameColumn, str } from '../../../tables/columns.js';
-import { timestampSince } from '../../../tables/duration.js';
+import { objectAge } from '../../../tables/duration.js';
 import type { TablePrinter } from '../../../tables/table.js';
-
-function age(obj: KubeObject, now: number): string {
-  return timestampSince(obj.metadata.creationTimestamp, now);
-}
 
 /** secrets (v1): TYPE, and DATA counting the keys of data. */
 export const secretPrinter: TablePrinter = {
@@ -18,5 +13,5 @@ export const secretPrinter: TablePrinter = {
     column('Data', 'string', 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.'),
     ageColumn(),
   ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), str(obj['type']), keyCount(obj['data']), age(obj, now)] }),
+  row: (obj, now) => ({ cells: [str(obj.metadata.name), str(obj['type']), keyCount(obj['data']), objectAge(obj, now)] }),
 };

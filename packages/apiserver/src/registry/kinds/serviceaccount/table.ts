@@ -1,14 +1,9 @@
 /**
  * serviceaccounts as kubectl prints them (NAME SECRETS AGE), after Kubernetes' printers.go.
  */
-import type { KubeObject } from '@setpoint/api';
 import { ageColumn, column, list, nameColumn, str } from '../../../tables/columns.js';
-import { timestampSince } from '../../../tables/duration.js';
+import { objectAge } from '../../../tables/duration.js';
 import type { TablePrinter } from '../../../tables/table.js';
-
-function age(obj: KubeObject, now: number): string {
-  return timestampSince(obj.metadata.creationTimestamp, now);
-}
 
 /** serviceaccounts (v1): SECRETS counts the secrets references. */
 export const serviceAccountPrinter: TablePrinter = {
@@ -17,5 +12,5 @@ export const serviceAccountPrinter: TablePrinter = {
     column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'),
     ageColumn(),
   ],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), list(obj['secrets']).length, age(obj, now)] }),
+  row: (obj, now) => ({ cells: [str(obj.metadata.name), list(obj['secrets']).length, objectAge(obj, now)] }),
 };
