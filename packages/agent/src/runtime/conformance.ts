@@ -107,7 +107,7 @@ function untilRunning(runtime: PodRuntime, p: DeepReadonly<Pod>): Promise<PodObs
 async function sharedDir(): Promise<{ readonly path: string } & AsyncDisposable> {
   const path = await mkdtemp(join(tmpdir(), 'setpoint-conformance-'));
   await chmod(path, 0o777);
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
 
 /** Registers the conformance tests for `harness` under describe("PodRuntime conformance: <name>"). */

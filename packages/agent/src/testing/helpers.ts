@@ -29,13 +29,14 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 }
 
 /**
- * A temporary directory, removed on dispose; with `mode` (0o777: where a test's pods leave files,
+ * A temporary directory, removed on dispose (retrying while a pod just killed still writes into it:
+ * ENOTEMPTY); with `mode` (0o777: where a test's pods leave files,
  * since they run as users of their own when the tests run as root), chmod-ed to it.
  */
 export async function tempDir(prefix = 'setpoint-agent-', mode?: number): Promise<{ readonly path: string } & AsyncDisposable> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   if (mode !== undefined) await chmod(path, mode);
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
 
 /** A container running `node -e script` (the test's own node binary). */
