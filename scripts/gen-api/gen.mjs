@@ -17,7 +17,7 @@ const { values } = parseArgs({ options: { check: { type: 'boolean', default: fal
 /** Every generated file: path from the repository root → its content. */
 function generate() {
   const definitions = openapiDefinitions(data);
-  const types = typescriptModules(data, Object.keys(definitions), 'data/kubernetes-v1.32/swagger.json');
+  const types = typescriptModules(definitions, 'data/kubernetes-v1.32/swagger.json');
   return {
     ...Object.fromEntries(Object.entries(types).map(([file, content]) => [`packages/api/src/generated/${file}`, content])),
     'packages/apiserver/src/http/protobuf/generated/messages.ts': messagesModule(

@@ -13,10 +13,6 @@
 // JSONSchemaPropsOr* are the unions their names say. A kind's `metadata` is required (every object
 // the API server returns has it), and its `apiVersion` and `kind` are the literal values of its
 // group-version-kind, optional as on the wire.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const REF = '#/definitions/';
 const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
 
 /** Types whose JSON form is not what their OpenAPI definition says (Go marshals them itself). */
@@ -49,11 +45,13 @@ function namespaceOf(module) {
 
 const typeName = (name) => name.slice(name.lastIndexOf('.') + 1);
 
-/** `names` (the served definitions and what they reach) as modules: file name → content. */
-export function typescriptModules(data, names, inputs) {
-  const swagger = JSON.parse(readFileSync(join(data, 'swagger.json'), 'utf8')).definitions;
+/**
+ * `definitions` (openapiDefinitions' table: the served definitions and what they reach, `$ref` a
+ * definition's name) as modules: file name → content.
+ */
+export function typescriptModules(definitions, inputs) {
   const byModule = new Map();
-  for (const name of [...names].sort()) {
+  for (const name of Object.keys(definitions).sort()) {
     const module = moduleOf(name);
     if (!byModule.has(module)) byModule.set(module, []);
     byModule.get(module).push(name);
@@ -70,7 +68,7 @@ export function typescriptModules(data, names, inputs) {
       return typeName(target);
     };
     const typeOf = (schema) => {
-      if (schema.$ref !== undefined) return ref(schema.$ref.slice(REF.length));
+      if (schema.$ref !== undefined) return ref(schema.$ref);
       switch (schema.type) {
         case 'string':
           return 'string';
@@ -90,7 +88,7 @@ export function typescriptModules(data, names, inputs) {
     };
     const body = [];
     for (const name of defs) {
-      const def = swagger[name];
+      const def = definitions[name];
       const own = typeName(name);
       body.push(`/** ${name} */`);
       if (SPECIAL[name] !== undefined) {

@@ -52,6 +52,14 @@ export function keyCount(v: unknown): number {
   return r === undefined ? 0 : Object.keys(r).length;
 }
 
+/** The CONTAINERS and IMAGES columns of a kind with a pod template (at `priority`: 1 for wide only). */
+export function containerColumns(priority = 0): TableColumnDefinition[] {
+  return [
+    column('Containers', 'string', 'Names of each container in the template.', priority),
+    column('Images', 'string', 'Images referenced by each container in the template.', priority),
+  ];
+}
+
 /** A pod template's containers as the wide CONTAINERS and IMAGES cells ("a,b" and "img-a,img-b"). */
 export function layoutContainerCells(podSpec: unknown): { names: string; images: string } {
   const containers = list(record(podSpec)?.['containers']).map(record);

@@ -6,13 +6,13 @@
 import type { ResourceDef } from '../registry/types.js';
 import { ageColumn, column, int, nameColumn, record, str } from './columns.js';
 import { customPrinter } from './custom.js';
-import { timestampSince } from './duration.js';
+import { objectAge } from './duration.js';
 import type { TablePrinter } from './table.js';
 
 /** NAME and AGE (a "date" column whose cells the server renders as ages, like "5m2s"). */
 export const defaultPrinter: TablePrinter = {
   columns: [nameColumn(), ageColumn('date')],
-  row: (obj, now) => ({ cells: [str(obj.metadata.name), timestampSince(obj.metadata.creationTimestamp, now)] }),
+  row: (obj, now) => ({ cells: [str(obj.metadata.name), objectAge(obj, now)] }),
 };
 
 /** customresourcedefinitions: NAME and CREATED AT (the timestamp itself, as kubectl prints it). */
@@ -35,7 +35,7 @@ export const scalePrinter: TablePrinter = {
         str(obj.metadata.name),
         int(record(obj['spec'])?.['replicas']),
         int(record(obj['status'])?.['replicas']),
-        timestampSince(obj.metadata.creationTimestamp, now),
+        objectAge(obj, now),
       ],
     };
   },

@@ -4,12 +4,10 @@
  * CONTAINERS IMAGES SELECTOR. The scale subresource's printer is tables/printers.ts' scalePrinter.
  */
 import { labelSelectorAsSelector, type KubeObject, type LabelSelector } from '@setpoint/api';
-import { ageColumn, column, int, layoutContainerCells, nameColumn, record, str } from '../../../tables/columns.js';
-import { timestampSince } from '../../../tables/duration.js';
+import { ageColumn, column, containerColumns, int, layoutContainerCells, nameColumn, record, str } from '../../../tables/columns.js';
+import { objectAge } from '../../../tables/duration.js';
 import type { TablePrinter } from '../../../tables/table.js';
 
-const CONTAINERS_DESCRIPTION = 'Names of each container in the template.';
-const IMAGES_DESCRIPTION = 'Images referenced by each container in the template.';
 const SELECTOR_DESCRIPTION = 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.';
 
 /**
@@ -38,8 +36,7 @@ export const deploymentPrinter: TablePrinter = {
     column('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
     column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
     ageColumn(),
-    column('Containers', 'string', CONTAINERS_DESCRIPTION, 1),
-    column('Images', 'string', IMAGES_DESCRIPTION, 1),
+    ...containerColumns(1),
     column('Selector', 'string', SELECTOR_DESCRIPTION, 1),
   ],
   row(obj, now) {
@@ -52,7 +49,7 @@ export const deploymentPrinter: TablePrinter = {
         `${int(status?.['readyReplicas'])}/${int(spec?.['replicas'], 1)}`,
         int(status?.['updatedReplicas']),
         int(status?.['availableReplicas']),
-        timestampSince(obj.metadata.creationTimestamp, now),
+        objectAge(obj, now),
         names,
         images,
         selectorString(spec?.['selector'], '<invalid>'),
@@ -69,8 +66,7 @@ export const replicaSetPrinter: TablePrinter = {
     column('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
     column('Ready', 'integer', 'The number of ready replicas for this replica set.'),
     ageColumn(),
-    column('Containers', 'string', CONTAINERS_DESCRIPTION, 1),
-    column('Images', 'string', IMAGES_DESCRIPTION, 1),
+    ...containerColumns(1),
     column('Selector', 'string', 'Selector is a label query over pods that should match the replica count.', 1),
   ],
   row(obj, now) {
@@ -83,7 +79,7 @@ export const replicaSetPrinter: TablePrinter = {
         int(spec?.['replicas'], 1),
         int(status?.['replicas']),
         int(status?.['readyReplicas']),
-        timestampSince(obj.metadata.creationTimestamp, now),
+        objectAge(obj, now),
         names,
         images,
         selectorString(spec?.['selector'], '<error>') || '<none>',

@@ -1,11 +1,8 @@
 /**
  * podtemplates as kubectl prints them (printPodTemplate: NAME CONTAINERS IMAGES POD LABELS).
  */
-import { column, layoutContainerCells, nameColumn, record, str } from '../../../tables/columns.js';
+import { column, containerColumns, layoutContainerCells, nameColumn, record, str } from '../../../tables/columns.js';
 import type { TablePrinter } from '../../../tables/table.js';
-
-const CONTAINERS_DESCRIPTION = 'Names of each container in the template.';
-const IMAGES_DESCRIPTION = 'Images referenced by each container in the template.';
 
 /** A label map as labels.FormatLabels writes it: "k=v" sorted by key, comma-separated; "<none>" when empty. */
 function formatLabels(labels: unknown): string {
@@ -21,8 +18,7 @@ function formatLabels(labels: unknown): string {
 export const podTemplatePrinter: TablePrinter = {
   columns: [
     nameColumn(),
-    column('Containers', 'string', CONTAINERS_DESCRIPTION),
-    column('Images', 'string', IMAGES_DESCRIPTION),
+    ...containerColumns(),
     column('Pod Labels', 'string', 'The labels for the pod template.'),
   ],
   row(obj) {

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '@setpoint/api';
 import { ageColumn, column, list, nameColumn, record, str } from '../../../tables/columns.js';
-import { timestampSince } from '../../../tables/duration.js';
+import { objectAge } from '../../../tables/duration.js';
 import type { TablePrinter } from '../../../tables/table.js';
 
 /** roles and clusterroles. */
@@ -38,7 +38,7 @@ export const roleBindingPrinter: TablePrinter = {
       cells: [
         str(obj.metadata.name),
         `${str(ref?.['kind'])}/${str(ref?.['name'])}`,
-        timestampSince(obj.metadata.creationTimestamp, now),
+        objectAge(obj, now),
         subjectsOf(obj, 'User'),
         subjectsOf(obj, 'Group'),
         subjectsOf(obj, 'ServiceAccount'),
