@@ -18,8 +18,8 @@
  * `audit`, every request is recorded in the audit log by its policy (audit/).
  *
  * The class wires parts that live apart: the request filters (http/filters.ts), the API's route
- * table (routes/api.ts), the storages of the served kinds (storage/storages.ts), admission
- * (admission/: namespace lifecycle, mutating plugins, Pod Security), and what a kind declares
+ * table (routes/api.ts), the storages of the served kinds (storage/storages.ts), the admission
+ * chain (admission/plugins.ts: NamespaceLifecycle, NodeRestriction, PodSecurity…), and what a kind declares
  * (registry/: its rules and subresources).
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -29,7 +29,8 @@ import type { AddressInfo } from 'node:net';
 import { ApiError, realClock, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
 import { Compactor, type CompactorOptions, type Store } from '@setpoint/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { namespaceLifecycle } from './admission/namespacelifecycle.js';
+import type { AdmissionChain } from './admission/chain.js';
+import { serverAdmission } from './admission/plugins.js';
 import { createMissingSystemNamespaces, SystemNamespacesLoop } from './admission/systemnamespaces.js';
 import { clientCertificateTlsOptions } from './auth/clientcert.js';
 import { UnionAuthenticator, type Authenticator, type UserInfo } from './auth/index.js';
@@ -160,6 +161,8 @@ export class ApiServer {
   private readonly gatedStore: Store;
   /** The audit log, when configured (opened at start). */
   private auditor: Auditor | undefined;
+  /** The admission chain of every request and every storage (admission/plugins.ts). */
+  private readonly admission: AdmissionChain;
   /** PodSecurity admission (set at start, once the storages exist). */
   private podSecurity: PodSecurityAdmission | undefined;
   private ready = false;
@@ -182,11 +185,16 @@ export class ApiServer {
     this.storedObjects = new StoredObjectDecoder({ check: options.checkStoredObjects ?? true, logger: this.logger, registry: this.metrics.registry });
     this.registry = new Registry(options.resources ?? builtinResources);
     this.openapi = new OpenApiDocuments(this.registry);
+    this.admission = serverAdmission({
+      namespaces: () => this.storageFor('', 'v1', 'namespaces'),
+      authorization: () => this.authorization,
+      podSecurity: () => this.podSecurity,
+    });
     this.storages = new Storages({
       store: options.store,
       writeStore: this.gatedStore,
       registry: this.registry,
-      namespaceCheck: namespaceLifecycle(() => this.storageFor('', 'v1', 'namespaces')),
+      admission: this.admission,
       decoder: this.storedObjects,
       watchCache: options.watchCache,
       clock: this.clock,
@@ -408,7 +416,7 @@ export class ApiServer {
       storages: this.storages,
       subresources: this.subresourceServices,
       authorization: () => this.authorization,
-      podSecurity: () => this.podSecurity,
+      admission: this.admission,
       limits: this.limits,
       metrics: this.metrics,
       stopping: this.stopping.signal,

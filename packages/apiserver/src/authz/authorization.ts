@@ -7,7 +7,7 @@
  *
  * Expected flow: `Authorization.start(host, options)` once the watch caches are primed and before
  * the server listens; `check(attributes)` for every authenticated request (synchronous, from
- * memory); `admission(user, info)` for writes; `review(…)` for the authorization.k8s.io reviews;
+ * memory); `nodeRestriction(user, info)` and `escalationCheck(user, info)` for the admission chain (admission/plugins.ts); `review(…)` for the authorization.k8s.io reviews;
  * `stop()` with the server.
  */
 import { ApiError, silentLogger, type Clock, type KubeObject, type Logger } from '@setpoint/api';
@@ -175,31 +175,33 @@ export class Authorization {
     return result.decision === 'Allow' ? undefined : forbiddenError(attributes, result.reason);
   }
 
-  /** The admission checks of a resource request by `user` (undefined for most requests: nothing to check). */
-  admission(user: UserInfo, info: ResourceRequestInfo): RequestAdmission | undefined {
-    if (info.verb === 'get' || info.verb === 'list' || info.verb === 'watch') return undefined;
-    if (this.graph !== undefined) {
-      const found = nodeRestriction(user, info, {
-        pod: async (namespace, name) => {
-          try {
-            return await this.pods!.get(namespace, name);
-          } catch (err) {
-            if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
-            throw err;
-          }
-        },
-        node: (name) => this.nodes!.cache.get('', name),
-      });
-      if (found !== undefined) return found;
-    }
-    if (this.escalation !== undefined && info.group === 'rbac.authorization.k8s.io' && info.subresource === '' && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) {
-      const resource = info.resource;
-      if (resource === 'roles' || resource === 'clusterroles' || resource === 'rolebindings' || resource === 'clusterrolebindings') {
-        const write = this.escalation.admission({ user, resource, namespace: info.namespace, name: info.name });
-        return write === undefined ? undefined : { write };
-      }
-    }
-    return undefined;
+  /**
+   * NodeRestriction's checks of a resource request by `user` (undefined when the user is not a
+   * node, the request writes nothing, or the node authorizer is off).
+   */
+  nodeRestriction(user: UserInfo, info: ResourceRequestInfo): RequestAdmission | undefined {
+    if (this.graph === undefined) return undefined;
+    return nodeRestriction(user, info, {
+      pod: async (namespace, name) => {
+        try {
+          return await this.pods!.get(namespace, name);
+        } catch (err) {
+          if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
+          throw err;
+        }
+      },
+      node: (name) => this.nodes!.cache.get('', name),
+    });
+  }
+
+  /** RBAC's escalation check of a write of a role or binding by `user` (undefined for every other request). */
+  escalationCheck(user: UserInfo, info: ResourceRequestInfo): RequestAdmission | undefined {
+    if (this.escalation === undefined || info.group !== 'rbac.authorization.k8s.io' || info.subresource !== '') return undefined;
+    if (info.verb !== 'create' && info.verb !== 'update' && info.verb !== 'patch') return undefined;
+    const resource = info.resource;
+    if (resource !== 'roles' && resource !== 'clusterroles' && resource !== 'rolebindings' && resource !== 'clusterrolebindings') return undefined;
+    const write = this.escalation.admission({ user, resource, namespace: info.namespace, name: info.name });
+    return write === undefined ? undefined : { write };
   }
 
   /** Answers an authorization.k8s.io review posted by `user` (see reviews.ts). */

@@ -8,14 +8,14 @@
  * 4. a served kind's declared subresource with a handler of its own (serviceaccounts/token, pods/log);
  * 5. every other request on a served kind: the generic REST layer (routes/resources.ts).
  * Nothing matched: Kubernetes' 404 for a path that names nothing. Routes 4 and 5 run the
- * request-level admission first: system namespaces cannot be deleted, then the authorizer's
- * admission (NodeRestriction and the like); writes then carry Pod Security's admission.
+ * admission chain's request phase first (admission/chain.ts: a system namespace's deletion,
+ * NodeRestriction…); route 5's writes carry the request into the chain's mutate and validate
+ * phases, which the storage runs.
  */
 import { ApiError, type Clock } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { podSecurityAdmit } from '../admission/podsecurity/wiring.js';
-import type { PodSecurityAdmission } from '../admission/podsecurity/index.js';
-import { systemNamespaceDeletion } from '../admission/systemnamespaces.js';
+import type { AdmissionChain, AdmissionRequest } from '../admission/chain.js';
+import { addAuditAnnotation } from '../audit/index.js';
 import { Authorization } from '../authz/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/discovery.js';
 import { decodeBody } from '../http/body.js';
@@ -37,8 +37,8 @@ export interface ApiRouteParts {
   readonly subresources: SubresourceServices;
   /** The authorizer, once started; undefined: every request is allowed. */
   readonly authorization: () => Authorization | undefined;
-  /** Pod Security admission, once the storages exist. */
-  readonly podSecurity: () => PodSecurityAdmission | undefined;
+  /** The admission chain (the same the storages run). */
+  readonly admission: AdmissionChain;
   readonly limits: RequestLimits;
   readonly metrics: ApiMetrics;
   readonly stopping: AbortSignal;
@@ -111,10 +111,9 @@ const routes: readonly Route[] = [
     matches: isStored,
     handle: async (r, parts) => {
       const stored = r as Stored;
-      const write = await admitRequest(stored, parts);
+      const request = await admitRequest(stored, parts);
       const { req, reply, info, storage } = stored;
       const watchLabels = { group: info.group, resource: info.resource };
-      const admit = podSecurityAdmit(parts.podSecurity(), req, info, storage.gr, write);
       return handleResource(req, reply, info, {
         storage,
         stopping: parts.stopping,
@@ -125,7 +124,7 @@ const routes: readonly Route[] = [
           parts.metrics.watchers.inc(watchLabels);
           return () => parts.metrics.watchers.dec(watchLabels);
         },
-        ...(admit === undefined ? {} : { admit }),
+        request,
       });
     },
   },
@@ -149,17 +148,18 @@ function subresourceHandler(r: Stored) {
 }
 
 /**
- * The request-level admission of a request on a stored kind: a system namespace's deletion is
- * refused, then the authorizer's admission checks what it must before the body is used. Resolves
- * with the authorizer's check of the object a write would store, if any.
+ * The admission chain's request phase for a request on a stored kind; resolves with the request
+ * as the chain's later phases see it.
  */
-async function admitRequest({ req, info }: Stored, parts: ApiRouteParts) {
-  const refused = systemNamespaceDeletion(info);
-  if (refused !== undefined) throw refused;
-  const user = req.setpointUser;
-  const admission = user === undefined ? undefined : parts.authorization()?.admission(user, info);
-  if (admission?.before !== undefined) await admission.before(() => decodeBody(req.body as Buffer | undefined, req.headers['content-type'], parts.registry.takesProtobuf));
-  return admission?.write;
+async function admitRequest({ req, info }: Stored, parts: ApiRouteParts): Promise<AdmissionRequest> {
+  const request: AdmissionRequest = {
+    info,
+    user: req.setpointUser,
+    body: () => decodeBody(req.body as Buffer | undefined, req.headers['content-type'], parts.registry.takesProtobuf),
+    annotate: (key, value) => addAuditAnnotation(req, key, value),
+  };
+  if (info.verb !== 'get' && info.verb !== 'list' && info.verb !== 'watch') await parts.admission.admitRequest(request);
+  return request;
 }
 
 /** authorization.k8s.io reviews (create-only, never stored): answered by the authorizer, 201. */

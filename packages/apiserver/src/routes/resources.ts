@@ -4,6 +4,7 @@
  */
 import { ApiError, FieldError, OMIT_VALUE, type DeleteOptions, type KubeObject } from '@setpoint/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AdmissionRequest } from '../admission/chain.js';
 import { decodeBody } from '../http/body.js';
 import { validateListOptions } from '../http/listoptions.js';
 import type { ResourceRequestInfo } from '../http/requestinfo.js';
@@ -24,8 +25,8 @@ export interface ResourceContext {
   readonly stopping: AbortSignal;
   readonly onWatchLine?: () => void;
   readonly onWatchStart?: () => () => void;
-  /** The requesting user's validating admission (see WriteOptions.admit), for writes. */
-  readonly admit?: WriteOptions['admit'];
+  /** The request as the admission chain sees it (see WriteOptions.request), for writes. */
+  readonly request?: AdmissionRequest;
   /** A watch without timeoutSeconds lasts between this and twice this (--min-request-timeout). Default 1800. */
   readonly minRequestTimeoutSeconds?: number;
   /** The kinds request bodies may carry in protobuf (Registry.takesProtobuf). Default: any with a message. */
@@ -49,7 +50,7 @@ type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteO
  * PatchOptions and DeleteOptions: a bad value is a 422 Invalid on `<Kind>.meta.k8s.io ""`
  * (fieldValidation is case-sensitive, as in Kubernetes: `strict` is refused).
  */
-function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown, writer: { userAgent?: string | undefined; errors?: FieldError[]; admit?: WriteOptions['admit'] } = {}): WriteOptions {
+function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyDryRun?: unknown, writer: { userAgent?: string | undefined; errors?: FieldError[]; request?: AdmissionRequest | undefined } = {}): WriteOptions {
   const dryRun = query.dryRun;
   const values: unknown[] = dryRun === undefined ? [] : Array.isArray(dryRun) ? dryRun : [dryRun];
   // DeleteOptions may carry dryRun in the body (client-go, kubectl delete --dry-run=server).
@@ -70,7 +71,7 @@ function writeOptions(query: Query, warnings: string[], kind: OptionsKind, bodyD
   }
   if (errs.length > 0) throw ApiError.invalid({ group: 'meta.k8s.io', kind }, '', errs);
   const fieldManager = kind === 'DeleteOptions' ? undefined : managerOf(manager, writer.userAgent);
-  return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}), ...(fieldManager ? { fieldManager } : {}), ...(writer.admit ? { admit: writer.admit } : {}) };
+  return { dryRun: values.length > 0, warnings, ...(fieldValidation ? { fieldValidation } : {}), ...(fieldManager ? { fieldManager } : {}), ...(writer.request ? { request: writer.request } : {}) };
 }
 
 /**
@@ -186,7 +187,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     }
     case 'create': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
-      const options = writeOptions(query, warnings, 'CreateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
+      const options = writeOptions(query, warnings, 'CreateOptions', undefined, { userAgent: req.headers['user-agent'], request: ctx.request });
       if (sub === 'binding') return finish(201, await storage.bind(info.namespace, info.name, body, options));
       if (info.name !== '') throw ApiError.methodNotAllowed('create', storage.gr);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
@@ -195,7 +196,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
     case 'update': {
       const body = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       if (body === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings, 'UpdateOptions', undefined, { userAgent: req.headers['user-agent'], admit: ctx.admit });
+      const options = writeOptions(query, warnings, 'UpdateOptions', undefined, { userAgent: req.headers['user-agent'], request: ctx.request });
       if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { body }, options));
       const subresource = sub || undefined;
       return finish(200, await storage.update(info.namespace, info.name, body as KubeObject, { ...options, ...(subresource ? { subresource } : {}) }));
@@ -205,7 +206,7 @@ export async function handleResource(req: FastifyRequest, reply: FastifyReply, i
       if (type === undefined) throw ApiError.unsupportedMediaType(acceptedPatchTypes(true));
       const patch = decodeBody(req.body as Buffer | undefined, req.headers['content-type'], ctx.protobufKinds);
       if (patch === undefined) throw ApiError.badRequest('the request body is empty');
-      const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), admit: ctx.admit });
+      const options = writeOptions(query, warnings, 'PatchOptions', undefined, { userAgent: req.headers['user-agent'], errors: patchOptionErrors(query, type === 'apply'), request: ctx.request });
       if (sub === 'scale') return finish(200, await storage.updateScale(info.namespace, info.name, { patchType: type, patch }, options));
       if (type === 'apply') {
         const force = queryBool(q(query, 'force'));

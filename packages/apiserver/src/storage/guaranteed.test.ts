@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, isApiError, type KubeObject } from '@setpoint/api';
 import { MemoryStore, StoreError, type Store } from '@setpoint/store';
+import { AdmissionChain } from '../admission/chain.js';
 import { configMapResource } from '../registry/kinds/configmap/configmap.js';
 import { WatchCache } from '../watchcache/cache.js';
 import { encode, StoredObjectDecoder } from './codec.js';
@@ -37,7 +38,7 @@ function atMost(attempts: number, max: number): void {
 }
 
 function setup(store: Store = yielding(new MemoryStore())) {
-  const storage = new ResourceStorage(configMapResource, store, new WatchCache(store, configMapResource), () => Promise.resolve());
+  const storage = new ResourceStorage(configMapResource, store, new WatchCache(store, configMapResource), AdmissionChain.none);
   const key = storage.key(NS, 'cm');
   const configMap = (data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: NS, uid: 'u1' }, data });
   const dataOf = async () => (await storage.read(NS, 'cm')).obj.data as Record<string, string>;
@@ -229,7 +230,7 @@ describe('guaranteedUpdate', { timeout: 15_000 }, () => {
 
   it('forDelete reads a malformed object as its identity, so that a DELETE can remove it', async () => {
     const store = new MemoryStore();
-    const storage = new ResourceStorage(configMapResource, store, new WatchCache(store, configMapResource), () => Promise.resolve(), undefined, new StoredObjectDecoder());
+    const storage = new ResourceStorage(configMapResource, store, new WatchCache(store, configMapResource), AdmissionChain.none, undefined, new StoredObjectDecoder());
     const key = storage.key(NS, 'cm');
     await store.create(key, JSON.stringify({ metadata: { name: 'cm', namespace: NS, uid: 'u9' }, data: 5 }));
     await assert.rejects(

@@ -32,7 +32,7 @@ import {
   type Status,
 } from '@setpoint/api';
 import { isStoreError, type KeyValue, type Store } from '@setpoint/store';
-import { MUTATING_ADMISSION, type MutatingAdmission } from '../admission/mutating.js';
+import type { AdmissionChain, AdmissionRequest, AdmittedWrite } from '../admission/chain.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/objectmeta.js';
 import { objectMetaSchema, typeMetaProperties } from '../registry/schemas/meta.js';
 import { checkTypes, type TypeCheckTarget } from '../registry/typecheck.js';
@@ -68,12 +68,10 @@ export interface WriteOptions {
   /** Set by server-side apply, which works out managedFields itself: the write keeps them as given. */
   readonly managedFieldsFromApply?: boolean;
   /**
-   * Validating admission of the request's user (authz/: escalation prevention, node
-   * restriction): called with the object about to be written (and the stored one, on updates)
-   * after validation, before the store write, even when the write would change nothing. Throws
-   * (an ApiError) to refuse the write. Gets the write's options (to add warnings).
+   * The request that writes, as the admission chain sees it (admission/chain.ts); undefined for
+   * an in-process write, which plugins that judge the requesting user let through.
    */
-  readonly admit?: (obj: KubeObject, old: KubeObject | undefined, options?: WriteOptions) => Promise<void>;
+  readonly request?: AdmissionRequest;
 }
 
 export interface ListOptions {
@@ -90,12 +88,6 @@ export interface ListOptions {
   readonly continue?: string;
 }
 
-/**
- * Checks a namespace before an object is created in it (namespace lifecycle admission): throws
- * NotFound when it does not exist, Forbidden when it is terminating.
- */
-export type NamespaceCheck = (namespace: string, gr: GroupResource, name: string) => Promise<void>;
-
 
 /** The typed part of every custom resource: TypeMeta and ObjectMeta (the rest is the CRD schema's). */
 const CUSTOM_RESOURCE_TYPED = { type: 'object', properties: { ...typeMetaProperties, metadata: objectMetaSchema } } as const;
@@ -109,12 +101,11 @@ export class ResourceStorage {
     readonly def: ResourceDef,
     readonly store: Store,
     readonly cache: WatchCache,
-    private readonly namespaceCheck: NamespaceCheck,
+    /** The admission chain every create and update runs through (mutate after defaulting, validate before the write). */
+    private readonly admission: AdmissionChain,
     readonly clock: Clock = realClock,
     /** How objects read back from the store are decoded (typed decoding of stored objects). */
     readonly decoder: StoredObjectDecoder = uncheckedDecoder,
-    /** The mutating admission chain creates run through (after defaulting, before validation). */
-    private readonly mutating: readonly MutatingAdmission[] = MUTATING_ADMISSION,
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.typed = def.custom === true ? { kind: def.kind, version: def.version, schema: CUSTOM_RESOURCE_TYPED } : def;
@@ -244,12 +235,12 @@ export class ResourceStorage {
     const obj = this.checkBody(body, namespace, undefined);
     this.checkFields(obj, options);
     const ctx = this.ctx(namespace);
-    if (this.def.namespaced) await this.namespaceCheck(obj.metadata.namespace!, this.gr, obj.metadata.name ?? '');
     const generated = !obj.metadata.name && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
     this.def.strategy.normalize?.(obj);
     this.def.strategy.defaults?.(obj);
-    // Mutating admission runs after defaulting, before validation (DefaultTolerationSeconds).
-    for (const plugin of this.mutating) plugin.admitCreate(this.def, obj);
+    // Admission's mutate phase runs after defaulting, before validation (NamespaceLifecycle, DefaultTolerationSeconds).
+    const admitted = this.admitted('CREATE', namespace, obj, undefined, options);
+    await this.admission.mutate(admitted);
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const meta = obj.metadata;
     dropEmptyMetadata(meta);
@@ -272,7 +263,7 @@ export class ResourceStorage {
         ...(this.def.strategy.validate?.(obj, ctx) ?? []),
       ];
       if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, meta.name ?? meta.generateName ?? '', errors);
-      if (attempt === 0) await options.admit?.(obj, undefined, options);
+      if (attempt === 0) await this.admission.validate(admitted);
       if (options.dryRun) return obj;
       try {
         const kv = await this.store.create(this.key(namespace, meta.name!), encode(obj));
@@ -349,6 +340,8 @@ export class ResourceStorage {
       this.def.strategy.prepareForUpdate?.(next, old, ctx);
     }
     keepSystemFields(next, old);
+    const admitted = this.admitted('UPDATE', namespace, next, old, options);
+    await this.admission.mutate(admitted);
     if (!options.managedFieldsFromApply) recordManagedFields(this.def, old, next, options.subresource ?? '', options.fieldManager ?? '', ctx.now);
     dropEmptyMetadata(next.metadata);
     if (!status && changedOutsideMetadataAndStatus(next, old)) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
@@ -357,7 +350,7 @@ export class ResourceStorage {
       ...(status ? (options.subresource === 'status' ? (this.def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []) : []) : [...(this.def.strategy.validate?.(next, ctx) ?? []), ...(this.def.strategy.validateUpdate?.(next, old, ctx) ?? [])]),
     ];
     if (errors.length > 0) throw ApiError.invalid({ group: this.def.group, kind: this.def.kind }, name, errors);
-    await options.admit?.(next, old, options);
+    await this.admission.validate(admitted);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (jsonEqual(next, old)) return old;
     if (options.dryRun) return next;
@@ -368,6 +361,22 @@ export class ResourceStorage {
     }
     const written = await this.store.update(key, encode(next), kv.modRevision);
     return decode(this.def, written);
+  }
+
+  /** What admission sees of a write of `obj` (over `old`, on updates). */
+  private admitted(operation: AdmittedWrite['operation'], namespace: string, obj: KubeObject, old: KubeObject | undefined, options: WriteOptions & { subresource?: string }): AdmittedWrite {
+    const warnings = options.warnings;
+    return {
+      def: this.def,
+      gr: this.gr,
+      operation,
+      subresource: options.subresource ?? '',
+      namespace,
+      obj,
+      old,
+      request: options.request,
+      warn: (text) => void (warnings?.includes(text) === false && warnings.push(text)),
+    };
   }
 
   /** The object an update produces from the client's `incoming` and the stored `old`. */

@@ -10,7 +10,8 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
 import { WatchCache, type WatchCacheOptions } from '../watchcache/cache.js';
 import type { StoredObjectDecoder } from './codec.js';
-import { ResourceStorage, type NamespaceCheck } from './rest.js';
+import type { AdmissionChain } from '../admission/chain.js';
+import { ResourceStorage } from './rest.js';
 
 export interface StoragesOptions {
   /** The store watch caches read (ungated: reads pass no commit gate). */
@@ -18,8 +19,8 @@ export interface StoragesOptions {
   /** The store storages write (each write passes its request's commit gate). */
   readonly writeStore: Store;
   readonly registry: Registry;
-  /** Namespace lifecycle admission: the namespace of a new object must exist and not be terminating. */
-  readonly namespaceCheck: NamespaceCheck;
+  /** The admission chain every storage's creates and updates run through (admission/chain.ts). */
+  readonly admission: AdmissionChain;
   readonly decoder: StoredObjectDecoder;
   readonly watchCache?: WatchCacheOptions | undefined;
   readonly clock: Clock;
@@ -105,6 +106,6 @@ export class Storages {
   private make(def: ResourceDef, cache: WatchCache | undefined): ResourceStorage {
     const o = this.options;
     const watchCache = cache ?? new WatchCache(o.store, def, { clock: o.clock, logger: o.logger, decoder: o.decoder, ...o.watchCache });
-    return new ResourceStorage(def, o.writeStore, watchCache, o.namespaceCheck, o.clock, o.decoder);
+    return new ResourceStorage(def, o.writeStore, watchCache, o.admission, o.clock, o.decoder);
   }
 }

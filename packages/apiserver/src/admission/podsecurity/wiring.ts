@@ -1,16 +1,11 @@
 /**
  * How the API server plugs PodSecurity admission in: the plugin reads namespaces (from the
- * store) and pods (from the watch cache) through the server's storages, and each write request
- * gets a WriteOptions.admit that runs the user's other validating admission first (node
- * restriction…), then PodSecurity, with its warnings going to the response and its annotations to
- * the request's audit event.
+ * store) and pods (from the watch cache) through the server's storages, and takes part in the
+ * admission chain's validate phase (admission/chain.ts).
  */
-import type { GroupResource, KubeObject } from '@setpoint/api';
-import type { FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
-import { addAuditAnnotation } from '../../audit/index.js';
-import type { ResourceRequestInfo } from '../../http/requestinfo.js';
-import type { ResourceStorage, WriteOptions } from '../../storage/rest.js';
+import type { ResourceStorage } from '../../storage/rest.js';
+import type { AdmissionPlugin } from '../chain.js';
 import { namespaceFilter } from '../../watchcache/filter.js';
 import { PodSecurityAdmission, type PodSecurityConfig } from './admission.js';
 import { PodSecurityMetrics } from './metrics.js';
@@ -36,30 +31,28 @@ export function podSecurityOver(config: PodSecurityConfig, storageOf: (group: st
 }
 
 /**
- * The admit of one write request: `before` (the user's other validating admission) and then
- * PodSecurity. Undefined when neither applies to the request's kind.
+ * PodSecurity as a plugin of the admission chain: validates each pod and namespace a request
+ * writes (after validation, before the store write), with its warnings going to the response and
+ * its annotations to the request's audit event. In-process writes are not checked.
  */
-export function podSecurityAdmit(
-  plugin: PodSecurityAdmission | undefined,
-  req: FastifyRequest,
-  info: ResourceRequestInfo,
-  gr: GroupResource,
-  before: WriteOptions['admit'],
-): WriteOptions['admit'] {
-  if (plugin === undefined || !PodSecurityAdmission.handles(gr)) return before;
-  return async (obj: KubeObject, old: KubeObject | undefined, options?: WriteOptions) => {
-    await before?.(obj, old, options);
-    await plugin.admit(
-      {
-        gr,
-        subresource: info.subresource,
-        namespace: gr.resource === 'namespaces' && gr.group === '' ? (obj.metadata.name ?? '') : (obj.metadata.namespace ?? info.namespace),
-        operation: old === undefined ? 'create' : 'update',
-        obj,
-        old,
-        username: req.setpointUser?.name ?? '',
-      },
-      { warn: (text) => void (options?.warnings?.includes(text) === false && options.warnings.push(text)), annotate: (key, value) => addAuditAnnotation(req, key, value) },
-    );
+export function podSecurityPlugin(plugin: () => PodSecurityAdmission | undefined): AdmissionPlugin {
+  return {
+    name: 'PodSecurity',
+    async validate({ gr, obj, old, request, warn }) {
+      const admission = plugin();
+      if (request === undefined || admission === undefined || !PodSecurityAdmission.handles(gr)) return;
+      await admission.admit(
+        {
+          gr,
+          subresource: request.info.subresource,
+          namespace: gr.resource === 'namespaces' && gr.group === '' ? (obj.metadata.name ?? '') : (obj.metadata.namespace ?? request.info.namespace),
+          operation: old === undefined ? 'create' : 'update',
+          obj,
+          old,
+          username: request.user?.name ?? '',
+        },
+        { warn, annotate: (key, value) => request.annotate(key, value) },
+      );
+    },
   };
 }
