@@ -293,7 +293,7 @@ export class NodeHeartbeat {
     const now = rfc3339(nowMs);
     const unchanged = jsonEqual(current.status, desiredNodeStatus(this.machine, current.status, now, false, this.#o.kubeletPort));
     const beat = current.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
-    const due = beat === undefined || nowMs - Date.parse(beat) >= (this.#o.statusReportIntervalMs ?? 300_000);
+    const due = beat === undefined || beat === null || nowMs - Date.parse(beat) >= (this.#o.statusReportIntervalMs ?? 300_000);
     if (unchanged && !due) return false;
     const nodes = this.#o.client.nodes();
     for (let attempt = 0; ; attempt++) {

@@ -19,7 +19,7 @@ after(async () => {
   await cp.stop();
 });
 
-const parse = (microTime: string | undefined) => (microTime === undefined ? NaN : Date.parse(microTime));
+const parse = (microTime: string | null | undefined) => (typeof microTime === 'string' ? Date.parse(microTime) : NaN);
 
 describe('runSimulatedNodes', () => {
   it('keeps the Leases of 500 nodes fresh, spread evenly over the interval, and runs their pods', async () => {

@@ -107,7 +107,8 @@ async function envVarValue(v: DeepReadonly<EnvVar>, pod: DeepReadonly<Pod>, sour
     }
     return value;
   }
-  if (from?.resourceFieldRef !== undefined || from?.fileKeyRef !== undefined) {
+  // fileKeyRef is newer than Kubernetes 1.32's shape (a newer API server may send it).
+  if (from?.resourceFieldRef !== undefined || (from as Readonly<Record<string, unknown>> | undefined)?.['fileKeyRef'] !== undefined) {
     throw new ContainerConfigError(`env ${v.name}: resourceFieldRef and fileKeyRef are not supported by this agent`);
   }
   return v.value ?? '';

@@ -82,7 +82,7 @@ describe('podStatus', () => {
   });
 
   it('reports a completed pod as not ready with reason PodCompleted', () => {
-    const status = podStatus(ro({ ...pod, spec: { ...pod.spec, restartPolicy: 'Never' } }), obs([exited('a', 0)], [exited('init', 0)]), 'T1', { hostIP: 'h', podIP: 'p' });
+    const status = podStatus(ro({ ...pod, spec: { ...pod.spec!, restartPolicy: 'Never' } }), obs([exited('a', 0)], [exited('init', 0)]), 'T1', { hostIP: 'h', podIP: 'p' });
     assert.equal(status.phase, 'Succeeded');
     assert.equal(status.conditions?.find((c) => c.type === 'Ready')?.reason, 'PodCompleted');
   });

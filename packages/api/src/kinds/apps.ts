@@ -1,43 +1,23 @@
 /**
- * apps/v1 ReplicaSet and Deployment, and autoscaling/v1 Scale (the shapes Kubernetes publishes; every
- * spec and status field optional as there, unknown fields kept through the index signatures).
+ * apps/v1 ReplicaSet and Deployment, and autoscaling/v1 Scale: their specs and statuses are the
+ * types generated from Kubernetes 1.32's definitions (generated/apps-v1.ts), kept open to fields
+ * they do not name (WithUnknownFields) so that a controller's read-modify-write loses none.
  */
-import type { Condition, KubeObject } from '../meta/types.js';
-import type { LabelSelector } from '../selectors/index.js';
-import type { IntOrString, PodTemplateSpec } from './workloads.js';
+import type * as appsV1 from '../generated/apps-v1.js';
+import type { KubeObject } from '../meta/types.js';
+import type { WithUnknownFields } from './workloads.js';
 
 // ---------------------------------------------------------------------------------------------
 // ReplicaSet
 
 /** The desired state of a ReplicaSet; `selector` is required and immutable. */
-export interface ReplicaSetSpec {
-  replicas?: number;
-  minReadySeconds?: number;
-  selector?: LabelSelector;
-  template?: PodTemplateSpec;
-  [field: string]: unknown;
-}
+export type ReplicaSetSpec = WithUnknownFields<appsV1.ReplicaSetSpec>;
 
 /** A ReplicaSet condition, e.g. ReplicaFailure. */
-export interface ReplicaSetCondition {
-  type: string;
-  status: Condition['status'];
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
+export type ReplicaSetCondition = appsV1.ReplicaSetCondition;
 
 /** What the ReplicaSet controller last observed. */
-export interface ReplicaSetStatus {
-  replicas?: number;
-  fullyLabeledReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  terminatingReplicas?: number;
-  observedGeneration?: number;
-  conditions?: ReplicaSetCondition[];
-  [field: string]: unknown;
-}
+export type ReplicaSetStatus = WithUnknownFields<appsV1.ReplicaSetStatus>;
 
 /** Keeps `replicas` pods matching `selector` running, creating them from `template`. */
 export interface ReplicaSet extends KubeObject {
@@ -51,53 +31,19 @@ export interface ReplicaSet extends KubeObject {
 // Deployment
 
 /** Bounds of a rolling update: a number of pods or a percentage of replicas ("25%"). */
-export interface RollingUpdateDeployment {
-  maxUnavailable?: IntOrString;
-  maxSurge?: IntOrString;
-}
+export type RollingUpdateDeployment = WithUnknownFields<appsV1.RollingUpdateDeployment>;
 
 /** How a Deployment replaces old pods: Recreate, or RollingUpdate (the default). */
-export interface DeploymentStrategy {
-  type?: 'Recreate' | 'RollingUpdate';
-  rollingUpdate?: RollingUpdateDeployment;
-}
+export type DeploymentStrategy = WithUnknownFields<appsV1.DeploymentStrategy>;
 
 /** The desired state of a Deployment; `selector` and `template` are required, the selector immutable. */
-export interface DeploymentSpec {
-  replicas?: number;
-  selector?: LabelSelector;
-  template?: PodTemplateSpec;
-  strategy?: DeploymentStrategy;
-  minReadySeconds?: number;
-  revisionHistoryLimit?: number;
-  paused?: boolean;
-  progressDeadlineSeconds?: number;
-  [field: string]: unknown;
-}
+export type DeploymentSpec = WithUnknownFields<appsV1.DeploymentSpec>;
 
 /** A Deployment condition: Available, Progressing or ReplicaFailure. */
-export interface DeploymentCondition {
-  type: string;
-  status: Condition['status'];
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
+export type DeploymentCondition = appsV1.DeploymentCondition;
 
 /** What the Deployment controller last observed. */
-export interface DeploymentStatus {
-  observedGeneration?: number;
-  replicas?: number;
-  updatedReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  unavailableReplicas?: number;
-  terminatingReplicas?: number;
-  conditions?: DeploymentCondition[];
-  collisionCount?: number;
-  [field: string]: unknown;
-}
+export type DeploymentStatus = WithUnknownFields<appsV1.DeploymentStatus>;
 
 /** Declarative updates of pods through ReplicaSets: rolls `template` out by `strategy`. */
 export interface Deployment extends KubeObject {

@@ -1,17 +1,20 @@
 /**
  * Typed core/v1 kinds Setpoint serves besides pods and services: Namespace, ConfigMap, Secret,
- * Event, ServiceAccount and Node, with the shared ObjectReference and Taint. Field names and shapes
- * are Kubernetes' (k8s.io/api/core/v1), so objects round-trip through kubectl unchanged; main
- * objects keep an index signature so fields a newer Kubernetes adds survive a read-modify-write.
+ * Event, ServiceAccount and Node, with the shared ObjectReference and Taint. Their parts are the
+ * types generated from Kubernetes 1.32's definitions (generated/core-v1.ts); the objects are
+ * KubeObjects (Setpoint's ObjectMeta, and an index signature so fields a newer Kubernetes adds
+ * survive a read-modify-write), as are the statuses controllers write back (WithUnknownFields).
  *
  * Timestamps are RFC 3339 strings: `Time` with seconds precision, `MicroTime` with six fractional
  * digits ("2026-11-29T15:47:44.123456Z"). Byte fields (Secret data, ConfigMap binaryData) are
  * base64 strings, as on the wire. Quantities are strings (ResourceList), as Kubernetes writes them.
  */
-import type { Condition, KubeObject, ObjectMeta } from '../meta/types.js';
+import type * as coreV1 from '../generated/core-v1.js';
+import type { KubeObject, ObjectMeta } from '../meta/types.js';
 // Shared with the workload kinds, which define them (one declaration each, so kinds/index.ts can
 // re-export both files).
 import type { LocalObjectReference, ObjectReference, ResourceList, TaintEffect } from './workloads.js';
+import type { WithUnknownFields } from './workloads.js';
 
 export type { LocalObjectReference, ObjectReference, ResourceList, TaintEffect };
 
@@ -25,24 +28,12 @@ export type MicroTime = string;
 
 export type NamespacePhase = 'Active' | 'Terminating';
 
-export interface NamespaceSpec {
-  /** Finalizers the namespace controller must clear before the namespace goes ("kubernetes"). */
-  finalizers?: string[];
-}
+export type NamespaceSpec = WithUnknownFields<coreV1.NamespaceSpec>;
 
 /** A namespace condition (NamespaceDeletionDiscoveryFailure, NamespaceContentRemaining, ...). */
-export interface NamespaceCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime?: Time;
-  reason?: string;
-  message?: string;
-}
+export type NamespaceCondition = coreV1.NamespaceCondition;
 
-export interface NamespaceStatus {
-  phase?: NamespacePhase;
-  conditions?: NamespaceCondition[];
-}
+export type NamespaceStatus = WithUnknownFields<coreV1.NamespaceStatus>;
 
 /** A namespace (cluster-scoped): a scope for names. */
 export interface Namespace extends KubeObject {
@@ -97,15 +88,9 @@ export interface Secret extends KubeObject {
 // ---------------------------------------------------------------------------------------------
 // Event (core/v1)
 
-export interface EventSource {
-  component?: string;
-  host?: string;
-}
+export type EventSource = coreV1.EventSource;
 
-export interface EventSeries {
-  count?: number;
-  lastObservedTime?: MicroTime;
-}
+export type EventSeries = WithUnknownFields<coreV1.EventSeries>;
 
 /** A core/v1 Event: something that happened to `involvedObject`. */
 export interface Event extends KubeObject {
@@ -147,136 +132,45 @@ export interface ServiceAccount extends KubeObject {
 // Node
 
 /** A taint: pods that do not tolerate it are kept off (or evicted from) the node. */
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: TaintEffect;
-  /** When a NoExecute taint was added. */
-  timeAdded?: Time;
-}
+export type Taint = coreV1.Taint;
 
-export interface ConfigMapNodeConfigSource {
-  namespace: string;
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-  kubeletConfigKey: string;
-}
+export type ConfigMapNodeConfigSource = coreV1.ConfigMapNodeConfigSource;
 
 /** Deprecated dynamic kubelet configuration source. */
-export interface NodeConfigSource {
-  configMap?: ConfigMapNodeConfigSource;
-}
+export type NodeConfigSource = coreV1.NodeConfigSource;
 
-export interface NodeSpec {
-  podCIDR?: string;
-  podCIDRs?: string[];
-  /** "<provider>://<id>" of the machine. */
-  providerID?: string;
-  /** Keeps new pods off the node (kubectl cordon). */
-  unschedulable?: boolean;
-  taints?: Taint[];
-  configSource?: NodeConfigSource;
-  /** Deprecated. */
-  externalID?: string;
-}
+export type NodeSpec = coreV1.NodeSpec;
 
 export type NodeConditionType = 'Ready' | 'MemoryPressure' | 'DiskPressure' | 'PIDPressure' | 'NetworkUnavailable' | (string & {});
 
 /** A node condition: like Condition, with the heartbeat time the node agent refreshes. */
-export interface NodeCondition {
-  type: NodeConditionType;
-  status: Condition['status'];
-  lastHeartbeatTime?: Time;
-  lastTransitionTime?: Time;
-  reason?: string;
-  message?: string;
-}
+export type NodeCondition = coreV1.NodeCondition;
 
 export type NodeAddressType = 'Hostname' | 'InternalIP' | 'ExternalIP' | 'InternalDNS' | 'ExternalDNS' | (string & {});
 
-export interface NodeAddress {
-  type: NodeAddressType;
-  address: string;
-}
+export type NodeAddress = coreV1.NodeAddress;
 
-export interface DaemonEndpoint {
-  Port: number;
-}
+export type DaemonEndpoint = coreV1.DaemonEndpoint;
 
-export interface NodeDaemonEndpoints {
-  kubeletEndpoint?: DaemonEndpoint;
-}
+export type NodeDaemonEndpoints = coreV1.NodeDaemonEndpoints;
 
-export interface NodeSwapStatus {
-  capacity?: number;
-}
+export type NodeSystemInfo = coreV1.NodeSystemInfo;
 
-export interface NodeSystemInfo {
-  machineID: string;
-  systemUUID: string;
-  bootID: string;
-  kernelVersion: string;
-  osImage: string;
-  containerRuntimeVersion: string;
-  kubeletVersion: string;
-  kubeProxyVersion: string;
-  operatingSystem: string;
-  architecture: string;
-  swap?: NodeSwapStatus;
-}
+export type ContainerImage = coreV1.ContainerImage;
 
-export interface ContainerImage {
-  names?: string[];
-  sizeBytes?: number;
-}
+export type AttachedVolume = coreV1.AttachedVolume;
 
-export interface AttachedVolume {
-  name: string;
-  devicePath: string;
-}
+export type NodeConfigStatus = coreV1.NodeConfigStatus;
 
-export interface NodeConfigStatus {
-  assigned?: NodeConfigSource;
-  active?: NodeConfigSource;
-  lastKnownGood?: NodeConfigSource;
-  error?: string;
-}
+export type NodeRuntimeHandlerFeatures = coreV1.NodeRuntimeHandlerFeatures;
 
-export interface NodeRuntimeHandlerFeatures {
-  recursiveReadOnlyMounts?: boolean;
-  userNamespaces?: boolean;
-}
+export type NodeRuntimeHandler = coreV1.NodeRuntimeHandler;
 
-export interface NodeRuntimeHandler {
-  name?: string;
-  features?: NodeRuntimeHandlerFeatures;
-}
-
-export interface NodeFeatures {
-  supplementalGroupsPolicy?: boolean;
-}
+export type NodeFeatures = coreV1.NodeFeatures;
 
 export type NodePhase = 'Pending' | 'Running' | 'Terminated';
 
-export interface NodeStatus {
-  capacity?: ResourceList;
-  /** Defaults to capacity when unset. */
-  allocatable?: ResourceList;
-  /** Deprecated. */
-  phase?: NodePhase;
-  conditions?: NodeCondition[];
-  addresses?: NodeAddress[];
-  daemonEndpoints?: NodeDaemonEndpoints;
-  nodeInfo?: NodeSystemInfo;
-  images?: ContainerImage[];
-  volumesInUse?: string[];
-  volumesAttached?: AttachedVolume[];
-  config?: NodeConfigStatus;
-  runtimeHandlers?: NodeRuntimeHandler[];
-  features?: NodeFeatures;
-  declaredFeatures?: string[];
-}
+export type NodeStatus = WithUnknownFields<coreV1.NodeStatus>;
 
 /** A node (cluster-scoped): a machine pods run on, registered and kept alive by its agent. */
 export interface Node extends KubeObject {

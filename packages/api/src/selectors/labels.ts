@@ -39,7 +39,8 @@ export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 /** metav1.LabelSelectorRequirement: In/NotIn need values, Exists/DoesNotExist must have none. */
 export interface LabelSelectorRequirement {
   key: string;
-  operator: LabelSelectorOperator;
+  /** One of LabelSelectorOperator; any string on the wire (labelSelectorAsSelector refuses the others). */
+  operator: LabelSelectorOperator | (string & {});
   values?: string[];
 }
 
@@ -367,7 +368,7 @@ export function labelSelectorAsSelector(selector: LabelSelector | null | undefin
   if (keys.length + expressions.length === 0) return LabelsSelector.everything();
   const reqs: LabelRequirement[] = keys.map((k) => checkedRequirement(k, '=', [matchLabels[k]!], [matchLabels[k]!]));
   for (const expr of expressions) {
-    const op = Object.hasOwn(structuredOperators, expr.operator) ? structuredOperators[expr.operator] : undefined;
+    const op = Object.hasOwn(structuredOperators, expr.operator) ? structuredOperators[expr.operator as LabelSelectorOperator] : undefined;
     if (op === undefined) throw ApiError.badRequest(`${JSON.stringify(expr.operator)} is not a valid label selector operator`);
     const values = expr.values ?? [];
     reqs.push(checkedRequirement(expr.key ?? '', op, values, values.length === 0 ? null : values));

@@ -152,7 +152,7 @@ export class FakeCluster implements DeploymentCluster {
       generation: 1,
       creationTimestamp: new Date(this.clock).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
-    stored.status = {};
+    stored.status = { replicas: 0 };
     this.replicaSets.set(name, stored);
     this.log.push(`create ${name} ${stored.spec?.replicas ?? 1}`);
     return jsonClone(stored);

@@ -4,9 +4,12 @@ import fc from 'fast-check';
 import type { Deployment, IntOrString } from '@setpoint/api';
 import { maxSurge, maxUnavailable, minAvailable, resolveFenceposts, scaledValue } from './fenceposts.js';
 
+/** What every Deployment has and these functions do not read. */
+const required = { selector: { matchLabels: { app: 'd' } }, template: { spec: { containers: [] } } };
+
 const rolling = (replicas: number, surge: IntOrString, unavailable: IntOrString): Deployment => ({
   metadata: { name: 'd' },
-  spec: { replicas, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } } },
+  spec: { replicas, ...required, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } } },
 });
 
 describe('resolveFenceposts', () => {
@@ -64,13 +67,13 @@ describe('maxSurge / maxUnavailable / minAvailable of a Deployment', () => {
   });
 
   it('is 0 / 0 / 0 for Recreate, and maxUnavailable 0 for 0 replicas', () => {
-    const d: Deployment = { metadata: { name: 'd' }, spec: { replicas: 5, strategy: { type: 'Recreate' } } };
+    const d: Deployment = { metadata: { name: 'd' }, spec: { replicas: 5, ...required, strategy: { type: 'Recreate' } } };
     assert.deepEqual([maxSurge(d), maxUnavailable(d), minAvailable(d)], [0, 0, 0]);
     assert.equal(maxUnavailable(rolling(0, '25%', '25%')), 0);
   });
 
   it('defaults to 25% / 25% when rollingUpdate is missing (as the API server defaults it)', () => {
-    const d: Deployment = { metadata: { name: 'd' }, spec: { replicas: 10 } };
+    const d: Deployment = { metadata: { name: 'd' }, spec: { replicas: 10, ...required } };
     assert.deepEqual([maxSurge(d), maxUnavailable(d), minAvailable(d)], [3, 2, 8]);
   });
 });

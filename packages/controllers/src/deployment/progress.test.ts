@@ -130,7 +130,7 @@ describe('pausedStatus (checkPausedConditions)', () => {
     assert.equal(getCondition(paused, PROGRESSING)?.reason, Reasons.DeploymentPaused);
     assert.equal(getCondition(paused, PROGRESSING)?.status, 'Unknown');
     assert.equal(pausedStatus({ ...d, status: paused }, at(20)), undefined, 'said once');
-    const resumed = pausedStatus({ ...d, spec: { ...d.spec, paused: false }, status: paused }, at(30))!;
+    const resumed = pausedStatus({ ...d, spec: { ...d.spec!, paused: false }, status: paused }, at(30))!;
     assert.equal(getCondition(resumed, PROGRESSING)?.reason, Reasons.DeploymentResumed);
     const timedOut = deployment({ conditions: [newCondition(PROGRESSING, 'False', Reasons.ProgressDeadlineExceeded, '', at(0))] });
     timedOut.spec!.paused = true;

@@ -185,7 +185,7 @@ class DeploymentSync {
       const annotated = withNewReplicaSetAnnotations(d, existing, newRevision, true);
       const minReady = d.spec?.minReadySeconds ?? 0;
       if (annotated.changed || (existing.spec?.minReadySeconds ?? 0) !== minReady) {
-        const spec = { ...annotated.rs.spec };
+        const spec = { ...annotated.rs.spec! };
         if (minReady !== 0) spec.minReadySeconds = minReady;
         else delete spec.minReadySeconds; // 0 is omitted on the wire (omitempty)
         rs = this.#replace(await this.#cluster.updateReplicaSet({ ...annotated.rs, spec }));

@@ -163,5 +163,5 @@ export function keptAvailable(rs: ReplicaSet): number {
 
 /** A copy of `rs` with spec.replicas = n. */
 export function withReplicas(rs: ReplicaSet, n: number): ReplicaSet {
-  return { ...rs, spec: { ...rs.spec, replicas: n } };
+  return { ...rs, spec: { ...rs.spec!, replicas: n } };
 }

@@ -71,8 +71,8 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-function parseTime(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
+function parseTime(value: string | null | undefined): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }

@@ -160,7 +160,7 @@ describe('syncReplicaSet with a cache that lags behind', () => {
     await h.sync();
     assert.equal(h.events.events.length, 2, 'each failing sync makes exactly one create');
     h.failCreates = false;
-    h.rsCache.put({ ...replicaSet(5), status: h.statuses.at(-1)?.status ?? {} });
+    h.rsCache.put({ ...replicaSet(5), status: h.statuses.at(-1)?.status ?? { replicas: 0 } });
     assert.equal(await h.sync(), undefined);
     assert.equal(h.created.length, 5);
     assert.equal(h.statuses.at(-1)?.status?.conditions, undefined, 'ReplicaFailure removed once creates succeed');

@@ -6,7 +6,7 @@ import { assignedPodChangedForScheduling, nodeChangedForScheduling, podChangedFo
 import { makeNode, makePod } from './fixtures.test-support.js';
 import { podInfoOf } from './nodeinfo.js';
 
-const bound = (pod: Pod, nodeName: string): Pod => ({ ...pod, spec: { ...pod.spec, nodeName } });
+const bound = (pod: Pod, nodeName: string): Pod => ({ ...pod, spec: { ...pod.spec!, nodeName } });
 
 describe('ClusterCache (the assume cache)', () => {
   it('an assumed pod counts on its node at once; the informer confirming it keeps it; forget then does nothing', () => {
@@ -89,10 +89,10 @@ describe('which changes matter', () => {
   it('responsibleFor: our scheduler name (unset is default-scheduler), unbound, not deleting, not gated', () => {
     const base = makePod('p');
     assert.equal(responsibleFor(base, 'default-scheduler'), true);
-    assert.equal(responsibleFor({ ...base, spec: { ...base.spec, schedulerName: 'other' } }, 'default-scheduler'), false);
-    assert.equal(responsibleFor({ ...base, spec: { ...base.spec, schedulerName: 'other' } }, 'other'), true);
+    assert.equal(responsibleFor({ ...base, spec: { ...base.spec!, schedulerName: 'other' } }, 'default-scheduler'), false);
+    assert.equal(responsibleFor({ ...base, spec: { ...base.spec!, schedulerName: 'other' } }, 'other'), true);
     assert.equal(responsibleFor(makePod('p', { nodeName: 'n' }), 'default-scheduler'), false);
     assert.equal(responsibleFor(makePod('p', { deleting: true }), 'default-scheduler'), false);
-    assert.equal(responsibleFor({ ...base, spec: { ...base.spec, schedulingGates: [{ name: 'wait' }] } }, 'default-scheduler'), false);
+    assert.equal(responsibleFor({ ...base, spec: { ...base.spec!, schedulingGates: [{ name: 'wait' }] } }, 'default-scheduler'), false);
   });
 });

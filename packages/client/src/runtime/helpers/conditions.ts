@@ -4,13 +4,19 @@
  */
 import type { Condition } from '@setpoint/api';
 
+/**
+ * What these helpers read of a condition: meta's Condition or a kind's own (the generated
+ * ReplicaSetCondition…, whose times may be null on the wire).
+ */
+export type ConditionLike = Pick<Condition, 'type'> & { status: string; lastTransitionTime?: string | null };
+
 /** The condition of `type`, if present. */
 export function findCondition<C extends Pick<Condition, 'type'>>(conditions: readonly C[] | undefined, type: string): C | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
 /** Whether the condition of `type` is present with status "True". */
-export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+export function isConditionTrue(conditions: readonly ConditionLike[] | undefined, type: string): boolean {
   return findCondition(conditions, type)?.status === 'True';
 }
 
@@ -19,18 +25,18 @@ export function isConditionTrue(conditions: readonly Condition[] | undefined, ty
  * keeps its lastTransitionTime unless its status changes. Reason, message and observedGeneration
  * are taken from `next`. Returns a new array; the input is not changed.
  */
-export function setCondition(conditions: readonly Condition[] | undefined, next: Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string }, now: string): Condition[] {
+export function setCondition<C extends ConditionLike = Condition>(conditions: readonly C[] | undefined, next: Omit<C, 'lastTransitionTime'> & { lastTransitionTime?: string }, now: string): C[] {
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === next.type);
   const previous = i >= 0 ? list[i] : undefined;
   const transition = previous === undefined || previous.status !== next.status ? (next.lastTransitionTime ?? now) : (previous.lastTransitionTime ?? now);
-  const merged: Condition = { ...previous, ...next, lastTransitionTime: transition };
+  const merged = { ...previous, ...next, lastTransitionTime: transition } as C;
   if (i >= 0) list[i] = merged;
   else list.push(merged);
   return list;
 }
 
 /** The conditions without the one of `type`. */
-export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
+export function removeCondition<C extends ConditionLike>(conditions: readonly C[] | undefined, type: string): C[] {
   return (conditions ?? []).filter((c) => c.type !== type);
 }

@@ -66,8 +66,8 @@ export function recordFromLease(spec: LeaseSpec | undefined): LeaderElectionReco
   return {
     holderIdentity: spec?.holderIdentity ?? '',
     leaseDurationSeconds: spec?.leaseDurationSeconds ?? 0,
-    acquireTime: spec?.acquireTime,
-    renewTime: spec?.renewTime,
+    acquireTime: spec?.acquireTime ?? undefined,
+    renewTime: spec?.renewTime ?? undefined,
     leaseTransitions: spec?.leaseTransitions ?? 0,
   };
 }
