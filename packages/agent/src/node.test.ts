@@ -164,4 +164,26 @@ describe('NodeHeartbeat retries', () => {
     assert.deepEqual(gaps.slice(0, 9), [0, 200, 400, 800, 1600, 3200, 6400, 7000, 0]);
     assert.deepEqual(gaps.slice(9), [10_000]);
   });
+
+  it('posts the status when the stored heartbeat is null (a zero time, as kube-apiserver sends it)', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    let stored: Node = { metadata: { name: 'n', uid: 'u', resourceVersion: '1' } };
+    const written: Node[] = [];
+    const nodes = {
+      get: async () => stored,
+      updateStatus: async (n: Node) => {
+        written.push(n);
+        return n;
+      },
+    };
+    const client = { nodes: () => nodes } as unknown as Client;
+    const hb = new NodeHeartbeat({ client, nodeName: 'n', clock, statusCheckIntervalMs: 1e9 });
+    assert.equal(await hb.syncStatus(), true, 'a node without status gets one');
+    stored = written[0]!;
+    assert.equal(await hb.syncStatus(), false, 'the same status a moment later: nothing to write');
+    const conditions = stored.status?.conditions?.map((c) => (c.type === 'Ready' ? { ...c, lastHeartbeatTime: null } : c));
+    stored = { ...stored, status: { ...stored.status, conditions } };
+    assert.equal(await hb.syncStatus(), true, 'a null heartbeat is due');
+    assert.equal(typeof readyOf(written[1]!)?.lastHeartbeatTime, 'string');
+  });
 });
