@@ -1,88 +1,32 @@
 /**
- * apiextensions.k8s.io/v1 CustomResourceDefinition: a kind defined at run time. Field names and
- * shapes are Kubernetes' (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1).
+ * apiextensions.k8s.io/v1 CustomResourceDefinition: a kind defined at run time. Its parts are the
+ * types generated from Kubernetes 1.32's definitions (generated/apiextensions-v1.ts), but for each
+ * version's schema, which is Setpoint's `Schema`.
  */
-import type { Condition, KubeObject } from '../meta/types.js';
+import type * as apiextensionsV1 from '../generated/apiextensions-v1.js';
+import type { KubeObject } from '../meta/types.js';
 import type { Schema } from '../schema.js';
 
-export interface CustomResourceDefinitionNames {
-  /** URL segment, lower case: "widgets". */
-  plural: string;
-  /** Lower case: "widget". Defaults to the lower-cased kind. */
-  singular?: string;
-  shortNames?: string[];
-  /** CamelCase: "Widget". */
-  kind: string;
-  /** Defaults to kind + "List". */
-  listKind?: string;
-  /** Groupings such as "all", which `kubectl get all` reads. */
-  categories?: string[];
-}
+export type CustomResourceDefinitionNames = apiextensionsV1.CustomResourceDefinitionNames;
 
-export interface CustomResourceColumnDefinition {
-  name: string;
-  /** integer, number, string, boolean or date. */
-  type: string;
-  format?: string;
-  description?: string;
-  /** 0 prints always; higher only with -o wide. */
-  priority?: number;
-  /** A simple JSONPath evaluated against each object: ".spec.replicas". */
-  jsonPath: string;
-}
+export type CustomResourceColumnDefinition = apiextensionsV1.CustomResourceColumnDefinition;
 
-export interface CustomResourceSubresourceScale {
-  /** ".spec.replicas" */
-  specReplicasPath: string;
-  /** ".status.replicas" */
-  statusReplicasPath: string;
-  /** ".status.selector": where the serialised label selector is kept. */
-  labelSelectorPath?: string;
-}
+export type CustomResourceSubresourceScale = apiextensionsV1.CustomResourceSubresourceScale;
 
-export interface CustomResourceSubresources {
-  /** An empty object enables the status subresource. */
-  status?: Record<string, never>;
-  scale?: CustomResourceSubresourceScale;
-}
+export type CustomResourceSubresources = apiextensionsV1.CustomResourceSubresources;
 
+/** A version's schema, typed as Setpoint's schema engine reads it (the generated JSONSchemaProps is the same document, typed looser). */
 export interface CustomResourceValidation {
   openAPIV3Schema?: Schema;
 }
 
-export interface CustomResourceDefinitionVersion {
-  name: string;
-  served: boolean;
-  /** Exactly one version is the storage version. */
-  storage: boolean;
-  deprecated?: boolean;
-  deprecationWarning?: string;
-  schema?: CustomResourceValidation;
-  subresources?: CustomResourceSubresources;
-  additionalPrinterColumns?: CustomResourceColumnDefinition[];
-}
+export type CustomResourceDefinitionVersion = Omit<apiextensionsV1.CustomResourceDefinitionVersion, 'schema'> & { schema?: CustomResourceValidation };
 
-export interface CustomResourceConversion {
-  /** Setpoint serves "None" (every version shares one stored form). */
-  strategy: 'None' | 'Webhook';
-}
+export type CustomResourceConversion = apiextensionsV1.CustomResourceConversion;
 
-export interface CustomResourceDefinitionSpec {
-  group: string;
-  names: CustomResourceDefinitionNames;
-  scope: 'Namespaced' | 'Cluster';
-  versions: CustomResourceDefinitionVersion[];
-  conversion?: CustomResourceConversion;
-  preserveUnknownFields?: boolean;
-}
+export type CustomResourceDefinitionSpec = Omit<apiextensionsV1.CustomResourceDefinitionSpec, 'versions'> & { versions: CustomResourceDefinitionVersion[] };
 
-export interface CustomResourceDefinitionStatus {
-  conditions?: Condition[];
-  /** The names actually served (they can differ from spec.names while a conflict lasts). */
-  acceptedNames?: CustomResourceDefinitionNames;
-  /** Every version objects have ever been stored as. */
-  storedVersions?: string[];
-}
+export type CustomResourceDefinitionStatus = apiextensionsV1.CustomResourceDefinitionStatus;
 
 export interface CustomResourceDefinition extends KubeObject {
   apiVersion?: 'apiextensions.k8s.io/v1';

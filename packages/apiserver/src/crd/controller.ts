@@ -30,6 +30,9 @@ import type { ResourceStorage } from '../storage/rest.js';
 import { validateCrd } from './definition.js';
 import { CRD_CLEANUP_FINALIZER, customResourceDefs, storageVersion } from './resources.js';
 
+/** A CustomResourceDefinition's condition (the generated type: its times may be null on the wire). */
+type CrdCondition = NonNullable<NonNullable<CustomResourceDefinition['status']>['conditions']>[number];
+
 /** The controller label of this controller's error and panic counters. */
 export const CRD_CONTROLLER_NAME = 'customresourcedefinition';
 
@@ -277,7 +280,7 @@ export class CrdController {
   /** Writes conditions (and, when established, acceptedNames and storedVersions) if they change. */
   private async writeStatus(crd: CustomResourceDefinition, conditions: Condition[], established: boolean): Promise<void> {
     const status: NonNullable<CustomResourceDefinition['status']> = isObject(crd.status) ? jsonClone(crd.status) : {};
-    const list: Condition[] = Array.isArray(status.conditions) ? status.conditions.filter((c) => isObject(c as unknown)) : [];
+    const list: CrdCondition[] = Array.isArray(status.conditions) ? status.conditions.filter((c) => isObject(c as unknown)) : [];
     for (const c of conditions) {
       const i = list.findIndex((x) => x.type === c.type);
       if (i < 0) list.push(c);
