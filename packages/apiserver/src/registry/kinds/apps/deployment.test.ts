@@ -50,10 +50,10 @@ describe('deployments ResourceDef', () => {
     });
   });
 
-  it('workloadResources lists pods, replicasets and deployments', () => {
+  it('workloadResources lists pods, replicasets, deployments and controllerrevisions', () => {
     assert.deepEqual(
       workloadResources.map((r) => `${r.group}/${r.version}/${r.resource}`),
-      ['/v1/pods', 'apps/v1/replicasets', 'apps/v1/deployments'],
+      ['/v1/pods', 'apps/v1/replicasets', 'apps/v1/deployments', 'apps/v1/controllerrevisions'],
     );
   });
 });
