@@ -41,7 +41,7 @@ interface FuzzRequest {
 
 const WORDS = [
   'api', 'apis', 'v1', 'namespaces', 'default', 'kube-system', 'kube-node-lease', 'configmaps', 'secrets', 'pods', 'nodes', 'events',
-  'serviceaccounts', 'deployments', 'replicasets', 'leases', 'widgets', 'customresourcedefinitions', 'roles', 'clusterroles',
+  'serviceaccounts', 'deployments', 'replicasets', 'controllerrevisions', 'leases', 'widgets', 'customresourcedefinitions', 'roles', 'clusterroles',
   'status', 'scale', 'log', 'token', 'binding', 'finalize', 'cm1', 'secret1', 'w1', 'n1', 'default-token', 'selfsubjectaccessreviews',
   'selfsubjectreviews', 'subjectaccessreviews', 'apps', 'example.com', 'coordination.k8s.io', 'authorization.k8s.io',
 ];
@@ -195,6 +195,7 @@ const KINDS: ReadonlyArray<{ prefix: string; namespaced: boolean; resource: stri
   { prefix: '/api/v1', namespaced: true, resource: 'pods', subresources: ['status', 'binding', 'log'], template: 2 },
   { prefix: '/apis/apps/v1', namespaced: true, resource: 'deployments', subresources: ['status', 'scale'], template: 3 },
   { prefix: '/apis/apps/v1', namespaced: true, resource: 'replicasets', subresources: ['status', 'scale'], template: 3 },
+  { prefix: '/apis/apps/v1', namespaced: true, resource: 'controllerrevisions', subresources: [], template: 0 },
   { prefix: '/apis/coordination.k8s.io/v1', namespaced: true, resource: 'leases', subresources: [], template: 4 },
   { prefix: '/api/v1', namespaced: false, resource: 'namespaces', subresources: ['status', 'finalize'], template: 5 },
   { prefix: '/api/v1', namespaced: false, resource: 'nodes', subresources: ['status'], template: 6 },
