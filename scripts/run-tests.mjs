@@ -2,6 +2,8 @@
 // Runs every test file (*.test.ts under packages/*/src and packages/*/test, and examples/)
 // with node:test through tsx, resolving workspace packages to their sources.
 // Usage: node scripts/run-tests.mjs [path-substring ...]   (filters the files by substring)
+// No run can hang CI: a test without a deadline of its own fails after 10 minutes, and a file
+// whose tests are done exits even when something it started (a leaked handle) is still open.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -39,7 +41,7 @@ if (files.length === 0) {
 const concurrency = Math.max(2, availableParallelism());
 const child = spawn(
   process.execPath,
-  ['--conditions=setpoint-src', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  ['--conditions=setpoint-src', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-force-exit', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
