@@ -22,7 +22,9 @@ import { MemoryStore } from '@setpoint/store';
 function forbiddenRecorder(seen: string[], bindings: object = {}): Logger {
   const note = (fields: object, message: string) => {
     const text = `${JSON.stringify(bindings)} ${message} ${JSON.stringify(fields, (_k, v: unknown) => (v instanceof Error ? `${v.message}` : v))}`;
-    if (/forbidden|403/i.test(text)) seen.push(text);
+    // NamespaceLifecycle's refusal of new objects in a namespace being deleted is no authorization
+    // failure: a controller that recreates a pod just deleted with its namespace meets it, as in Kubernetes.
+    if (/forbidden|403/i.test(text) && !/because it is being terminated/.test(text)) seen.push(text);
   };
   return { debug() {}, info() {}, warn: note, error: note, child: (b) => forbiddenRecorder(seen, { ...bindings, ...b }) };
 }

@@ -411,8 +411,18 @@ export class ContainerRunner {
     };
   }
 
+  /**
+   * Writes the container's record (what a restarted agent recovers). A failure is logged, not
+   * thrown: it happens in a child's exit handler, where a throw would end the agent, and after a
+   * spawn, where it would leave the process untracked. A pod whose directory is gone (deleted
+   * while its container exits) has nothing left to recover.
+   */
   #persist(): void {
-    this.#o.persist(this.record());
+    try {
+      this.#o.persist(this.record());
+    } catch (err) {
+      this.#o.logger.warn({ container: this.name, err }, 'cannot write the container record');
+    }
   }
 
   /** What the container looks like now; `blocked`: containers before it (init containers) are not done. */

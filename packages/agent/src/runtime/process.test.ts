@@ -4,11 +4,12 @@
  * Setpoint's API server in process. Short crash-loop backoff; every process killed at the end.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Pod } from '@setpoint/api';
+import type { DeepReadonly } from '@setpoint/client';
 import { startControlPlane, type ControlPlane } from '@setpoint/testing';
 import { boundPod, eventually, nodeContainer, startProcessAgent, tempDir, type TestAgent } from '../testing/helpers.js';
 import { podRuntimeConformance } from './conformance.js';
@@ -45,6 +46,31 @@ podRuntimeConformance({
       },
     };
   },
+});
+
+describe('process runtime records', () => {
+  it('a container that exits after its pod directory is gone is reported, not a crash of the agent', async () => {
+    await using dir = await tempDir();
+    const runtime = new ProcessRuntime({ client: noConfig, dataDir: dir.path, podsRoot: join(tmpdir(), 'setpoint-test-pods') });
+    await runtime.start();
+    try {
+      // A directory the pod may read when it runs as a user of its own (tests as root).
+      const shared = await mkdtemp(join(tmpdir(), 'setpoint-release-'));
+      await chmod(shared, 0o777);
+      const release = join(shared, 'release');
+      const script = `const fs = require('fs'); setInterval(() => { if (fs.existsSync(${JSON.stringify(release)})) process.exit(0); }, 10)`;
+      const pod: DeepReadonly<Pod> = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gone', namespace: 'default', uid: 'uid-gone' }, spec: { nodeName: 'n', restartPolicy: 'Never', containers: [nodeContainer('main', script)] } };
+      await eventually('the container running', async () => (await runtime.syncPod(pod)).containers[0]?.state.running !== undefined);
+      await rm(join(dir.path, 'pods', 'uid-gone'), { recursive: true, force: true });
+      await writeFile(release, '');
+      const exited = await eventually('the exit observed', async () => (await runtime.syncPod(pod)).containers[0]?.state.terminated);
+      assert.equal(exited.exitCode, 0);
+      await rm(shared, { recursive: true, force: true });
+    } finally {
+      await runtime.killAll(0);
+      await runtime.close();
+    }
+  });
 });
 
 const NODE = 'proc-node';

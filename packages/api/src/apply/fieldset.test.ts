@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { describePath, FieldPathError, keyElement, readFieldsV1, valueElement } from './elements.js';
-import { compareElements, difference, hasPath, intersection, isEmptySet, pathsOf, setOf, setsEqual, union, type FieldSet } from './fieldset.js';
+import { childOf, compareElements, difference, hasPath, intersection, isEmptySet, pathsOf, setOf, setsEqual, union, withPrefix, type FieldSet } from './fieldset.js';
 
 const p = (...elements: string[]) => elements;
 
@@ -18,6 +18,28 @@ describe('field sets in FieldsV1 form', () => {
     assert.equal(hasPath(set, p('f:data', 'f:key')), true);
     assert.equal(!hasPath(set, p('f:data', 'f:other')), true);
     assert.ok(!hasPath(set, []), 'nobody owns the whole object');
+  });
+
+  test('the same leaf inserted twice stays a bare leaf {}, without "."', () => {
+    assert.deepEqual(setOf(p('f:data', 'f:key'), p('f:data', 'f:key')), { 'f:data': { 'f:key': {} } });
+  });
+
+  test('childOf reads own children only: never the member marker, nor what objects inherit', () => {
+    const set = setOf(p('f:spec'), p('f:spec', 'f:a'));
+    assert.deepEqual(childOf(set, 'f:spec'), { '.': {}, 'f:a': {} });
+    assert.equal(childOf(set['f:spec']!, '.'), undefined);
+    assert.equal(childOf(set, 'toString'), undefined);
+    assert.equal(childOf(set, 'constructor'), undefined);
+    assert.equal(childOf(set, 'f:missing'), undefined);
+  });
+
+  test('withPrefix is the set below one element, empty when there is none', () => {
+    const set = setOf(p('f:spec', 'f:a'), p('f:spec', 'f:b', 'f:c'));
+    assert.deepEqual(pathsOf(withPrefix(set, 'f:spec')), [p('f:a'), p('f:b', 'f:c')]);
+    const none = withPrefix(set, 'f:status');
+    assert.equal(isEmptySet(none), true);
+    assert.deepEqual(none, {});
+    assert.deepEqual(withPrefix(set, 'toString'), {});
   });
 
   test('a zero-length path is not tracked', () => {
